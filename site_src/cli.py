@@ -1,0 +1,71 @@
+"""Thin command wrappers: each reads the project, then hands it to one module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .problems import Problems
+from .readers.project import Project, load_project
+from .report import text_report
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(paths: list[str], content: str) -> Project:
+    return load_project(Path(content), [Path(p) for p in (paths or ["runs"])], Problems())
+
+
+def _print_problems(project: Project, strict: bool) -> bool:
+    """Print every problem; return True when the command must fail."""
+    for problem in project.problems.items:
+        print(problem, file=sys.stderr)
+    failed = project.problems.failed(strict)
+    errors, warnings = len(project.problems.errors), len(project.problems.warnings)
+    if failed:
+        why = f"{errors} error(s)" + (f", {warnings} warning(s) (--strict)" if strict and warnings else "")
+        print(f"check failed: {why}", file=sys.stderr)
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="build.py", description="Recompute LLM-evaluation scores and build the site.")
+    parser.add_argument("--content", default="content", help="benchmark definitions folder (default: content)")
+    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    sub = parser.add_subparsers(dest="command")
+    p_check = sub.add_parser("check", help="validate definitions and runs")
+    p_check.add_argument("paths", nargs="*", help="run folders (default: runs)")
+    p_scores = sub.add_parser("scores", help="print recomputed tables as text")
+    p_scores.add_argument("paths", nargs="*")
+    p_build = sub.add_parser("build", help="build the static site (the default command)")
+    for p in (p_build, parser):
+        p.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
+        p.add_argument("--out", default="_site", help="output folder (default: _site)")
+    args = parser.parse_args(argv)
+    command = args.command or "build"
+    if command == "check":
+        project = _load(args.paths, args.content)
+        failed = _print_problems(project, args.strict)
+        if not failed:
+            n = sum(len(v.runs) for b in project.benchmarks for v in b.versions)
+            print(
+                f"ok: {len(project.benchmarks)} benchmark(s), {n} run(s), {len(project.problems.warnings)} warning(s)"
+            )
+        return 1 if failed else 0
+    if command == "scores":
+        project = _load(args.paths, args.content)
+        if _print_problems(project, args.strict):
+            return 1
+        sys.stdout.write(text_report(project))
+        return 0
+    if command == "build":
+        from .site.build import build_site
+
+        project = _load(args.runs or [], args.content)
+        if _print_problems(project, args.strict):
+            print("nothing was written", file=sys.stderr)
+            return 1
+        return build_site(project, Path(args.out))
+    parser.error(f"unknown command {command}")
+    return 2

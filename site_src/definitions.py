@@ -1,0 +1,71 @@
+"""Frozen benchmark definitions: every benchmark-specific number (weights, thresholds, glyphs) lives in these,
+loaded from content/, never in code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Item
+
+
+@dataclass
+class PackDefinition:
+    pack_version: str
+    corpus_hash: str  # sha256 of prompts.jsonl, as a run records it
+    glyphs: tuple[str, ...]  # the apostrophe_equivalent set of this pack version
+    categories: list[tuple[str, str]]  # (id, title) in pack order
+    cases_per_category: int
+    case_count: int
+    prompts_file: str
+
+
+@dataclass
+class RubricDefinition:
+    rubric_version: str
+    categories: list[str]
+    threshold: int
+    max_iterations: int
+    rounding: str
+    low_confidence_below: float
+    bands: list[tuple[int, str]]
+
+
+@dataclass
+class Dimension:
+    id: str
+    title: str
+    weight: float
+    applies_to: tuple[str, ...]
+
+
+@dataclass
+class CalibrationResponse:
+    id: str
+    title: str
+    scenario_id: str
+    response: str
+
+
+@dataclass
+class TuckerDefinition:
+    version: str
+    content_hash: str
+    files: dict[str, str]  # relative path -> "sha256:…" for every frozen input
+    status: str
+    repetitions: int
+    judges_required: int
+    dimensions: list[Dimension]
+    group_weights: dict[str, float]  # "single" -> 1/3, "conversation" -> 2/3
+    scale_max: float
+    calibration: list[CalibrationResponse]
+    profanity_lexicon: list[str]
+    uncertainty: dict[str, Any]
+    settings: dict[str, Any] = field(default_factory=dict)  # entrant and judge settings as frozen
+    documents: dict[str, str] = field(default_factory=dict)  # persona.md, judge.md: text for the methodology page
+
+    def dimensions_for(self, kind: str) -> list[Dimension]:
+        return [d for d in self.dimensions if kind in d.applies_to]
+
+
+__all__ = ["CalibrationResponse", "Dimension", "Item", "PackDefinition", "RubricDefinition", "TuckerDefinition"]

@@ -1,0 +1,119 @@
+"""Read everything: benchmark definitions from content/, then every run directory, attached to its version.
+
+This is the only entry point the rest of the pipeline needs: load_project() -> Project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..jsonio import read_json
+from ..model import Benchmark, PrivateKey, Run
+from ..problems import InputError, Problems
+from .content import load_benchmarks
+from .pack import read_pack_run
+from .rubric import read_rubric_run
+from .rundir import RUN_MARKERS, find_run_dirs, list_files
+from .tucker import read_tucker_run
+
+# marker file -> (format name, benchmark system, reader)
+FORMATS: dict[str, tuple[str, str, Callable[..., Any]]] = {
+    "metadata.json": ("uzbek-pack-run", "uzbek-pack", read_pack_run),
+    "run.json": ("dual-layer-run", "dual-layer", read_rubric_run),
+    "manifest.json": ("tuckerbench-run", "tuckerbench", read_tucker_run),
+}
+FORMAT_VERSION = 1
+
+
+@dataclass
+class Project:
+    benchmarks: list[Benchmark]
+    problems: Problems
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not published)
+
+    def benchmark(self, bench_id: str) -> Benchmark:
+        return next(b for b in self.benchmarks if b.id == bench_id)
+
+
+def load_project(content_dir: Path, run_roots: list[Path], problems: Problems | None = None) -> Project:
+    problems = problems or Problems()
+    project = Project(load_benchmarks(content_dir, problems), problems)
+    by_id = {b.id: b for b in project.benchmarks}
+    for root in run_roots:
+        label = root.name or str(root)
+        for run_dir in find_run_dirs(root, problems, label):
+            rel = "/".join(filter(None, (label, run_dir.relative_to(root).as_posix().strip(".") or None)))
+            try:
+                _load_run(run_dir, rel, root, by_id, project)
+            except InputError as exc:
+                problems.items.append(exc.problem)
+    for bench in project.benchmarks:
+        for version in bench.versions:
+            version.runs.sort(key=lambda r: r.id)
+    return project
+
+
+def _load_run(run_dir: Path, rel: str, root: Path, benchmarks: dict[str, Benchmark], project: Project) -> None:
+    problems = project.problems
+    markers = [m for m in RUN_MARKERS if (run_dir / m).is_file()]
+    if len(markers) > 1:
+        problems.error(rel, f"a run directory holds one metadata file; found {', '.join(markers)}")
+        return
+    marker = markers[0]
+    fmt, system, reader = FORMATS[marker]
+    meta_rel = f"{rel}/{marker}"
+    meta = read_json(run_dir / marker, meta_rel, problems)
+    if not isinstance(meta, dict):
+        problems.error(meta_rel, "expected a JSON object")
+        return
+    if meta.get("format") != fmt:
+        problems.error(meta_rel, f"format is {meta.get('format')!r}; a {marker} run declares {fmt!r}", None, "format")
+        return
+    if meta.get("format_version") != FORMAT_VERSION:
+        problems.error(
+            meta_rel,
+            f"unknown format_version {meta.get('format_version')!r}; this build reads {fmt} version {FORMAT_VERSION}",
+            None,
+            "format_version",
+        )
+        return
+    bench = benchmarks.get(meta.get("benchmark", ""))
+    if bench is None or bench.system != system:
+        problems.error(
+            meta_rel,
+            f"benchmark {meta.get('benchmark')!r} is not a {system} benchmark under content/",
+            None,
+            "benchmark",
+        )
+        return
+    files = list_files(run_dir, root, rel, problems)
+    result = reader(run_dir, rel, files, meta, bench, problems)
+    if result is None:
+        return
+    run, key = result if isinstance(result, tuple) else (result, None)
+    version = next(v for v in bench.versions if v.id == run.version_id)
+    if any(r.id == run.id for r in version.runs):
+        problems.error(
+            meta_rel, f"run_id {run.id!r} is used by another run directory of {bench.id} {version.id}", None, "run_id"
+        )
+        return
+    _attach(version, run, key)
+    published = set(run.public_files)
+    for f in files:
+        if f not in published:
+            why = (
+                "private: fixed by the format as never published"
+                if f.startswith("private/")
+                else "not a file of the run format"
+            )
+            run.ignored_files.append(f)
+            project.ignored.append((f"{rel}/{f}", why))
+
+
+def _attach(version: Any, run: Run, key: PrivateKey | None) -> None:
+    version.runs.append(run)
+    if key is not None:
+        version.private_keys[run.id] = key

@@ -1,0 +1,373 @@
+"""Reader for TuckerBench runs (format tuckerbench-run/1).
+
+Public files: manifest.json, transcripts/<entrant>/<scenario>.r<rep>.json, judgments/<judge>.jsonl,
+calibration.jsonl, human-pairs.jsonl and the optional reported-scores.json. The format fixes
+private/answer-key.json as the private blind-comparison answer key: it is read for aggregates only, kept apart
+from the run, and nothing under private/ is ever published.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..definitions import TuckerDefinition
+from ..jsonio import read_json, read_jsonl
+from ..model import Benchmark, Entrant, HumanPair, Judge, Judgment, PrivateKey, Run, Transcript, Turn
+from ..problems import InputError, Problems
+from ..readers.content import files_hash
+from ..validate import check
+
+ANSWER_KEY = "private/answer-key.json"
+_TRANSCRIPT = re.compile(r"^transcripts/([A-Za-z0-9._-]+)/([A-Za-z0-9_-]+)\.r([1-9][0-9]*)\.json$")
+_JUDGMENTS = re.compile(r"^judgments/([A-Za-z0-9._-]+)\.jsonl$")
+_OPTIONAL = ("calibration.jsonl", "human-pairs.jsonl", "reported-scores.json")
+
+
+def transcript_id(run_id: str, entrant: str, scenario: str, rep: int) -> str:
+    return f"{run_id}--{entrant}--{scenario}--r{rep}"
+
+
+def read_tucker_run(
+    run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
+) -> tuple[Run, PrivateKey | None] | None:
+    meta_rel = f"{rel}/manifest.json"
+    if not check(meta, "tucker-manifest", meta_rel, None, problems):
+        return None
+    if files_hash(meta["files"]) != meta["content_hash"]:
+        problems.error(meta_rel, "content_hash does not match the manifest's own file list", None, "content_hash")
+        return None
+    version = next((v for v in bench.versions if v.id == meta["version"]), None)
+    if version is None:
+        problems.error(
+            meta_rel,
+            f"no definition of version {meta['version']!r} under content/{bench.id}/versions/",
+            None,
+            "version",
+        )
+        return None
+    if meta["content_hash"] != version.content_hash:
+        changed = sorted(
+            k
+            for k in set(meta["files"]) | set(version.definition.files)
+            if meta["files"].get(k) != version.definition.files.get(k)
+        )
+        problems.error(
+            meta_rel,
+            f"content_hash differs from the frozen inputs of {version.id} (changed: "
+            f"{', '.join(changed)}); a changed evaluation is a new version",
+            None,
+            "content_hash",
+        )
+        return None
+    d: TuckerDefinition = version.definition
+    entrants = [
+        Entrant(
+            e["id"],
+            e["label"],
+            e["selector"],
+            e.get("provider"),
+            e.get("family"),
+            e["access_basis"],
+            e.get("route"),
+            dict(e.get("requested_settings", {})),
+            list(e.get("transport_notes", [])),
+        )
+        for e in meta["entrants"]
+    ]
+    judges = [
+        Judge(j["id"], j["label"], j["selector"], j["family"], dict(j.get("requested_settings", {})))
+        for j in meta["judges"]
+    ]
+    for kind, ids in (("entrant", [e.id for e in entrants]), ("judge", [j.id for j in judges])):
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            problems.error(meta_rel, f"duplicate {kind} id(s) {', '.join(dupes)}", None, f"{kind}s")
+            return None
+    if len(judges) != d.judges_required:
+        problems.error(
+            meta_rel, f"{len(judges)} judge(s) listed, the pilot requires {d.judges_required}", None, "judges"
+        )
+    run = Run(
+        id=meta["run_id"],
+        benchmark_id=bench.id,
+        version_id=version.id,
+        path=rel,
+        format="tuckerbench-run/1",
+        demo=meta["demo"],
+        demo_note=meta.get("demo_note", ""),
+        metadata=meta,
+        entrants=entrants,
+        judges=judges,
+    )
+    public = ["manifest.json"]
+    scenarios = {i.id: i for i in version.items}
+    entrant_ids = {e.id for e in entrants}
+    got: dict[tuple[str, str, int], Transcript] = {}
+    for f in files:
+        m = _TRANSCRIPT.match(f)
+        if not m:
+            continue
+        public.append(f)
+        key = (m.group(1), m.group(2), int(m.group(3)))
+        t = _read_transcript(run_dir, rel, f, key, run, entrant_ids, scenarios, d, problems)
+        if t:
+            got[key] = t
+    for e in entrants:  # every expected transcript: a missing one is a coverage gap, not a zero
+        for s in version.items:
+            for rep in range(1, d.repetitions + 1):
+                t = got.pop((e.id, s.id, rep), None) or Transcript(
+                    id=transcript_id(run.id, e.id, s.id, rep),
+                    run_id=run.id,
+                    entrant_id=e.id,
+                    item_id=s.id,
+                    attempt=rep,
+                    status="missing",
+                    source_file=f"{rel}/transcripts/{e.id}/{s.id}.r{rep}.json",
+                    source_record="(no file)",
+                    turns=[Turn("user", s.user_turns[0])],
+                )
+                run.transcripts.append(t)
+    judge_ids = {j.id for j in judges}
+    valid_targets = {t.id for t in run.transcripts}
+    seen: set[tuple[str, str]] = set()
+    for f in files:
+        m = _JUDGMENTS.match(f)
+        if not m:
+            continue
+        public.append(f)
+        jrel = f"{rel}/{f}"
+        judge = m.group(1)
+        if judge not in judge_ids:
+            problems.error(jrel, f"judge {judge!r} is not listed in the manifest")
+            continue
+        for line, rec in _jsonl(run_dir / f, jrel, problems):
+            record = f"line {line}"
+            if not check(rec, "tucker-judgment", jrel, record, problems):
+                continue
+            tid = transcript_id(run.id, rec["entrant"], rec["scenario_id"], rec["repetition"])
+            record = f"line {line} ({rec['entrant']}, {rec['scenario_id']}, repetition {rec['repetition']})"
+            if tid not in valid_targets:
+                problems.error(jrel, "judgment refers to no expected transcript", record, "scenario_id")
+                continue
+            if (judge, tid) in seen:
+                problems.error(jrel, "duplicate judgment of the same transcript by the same judge", record)
+                continue
+            seen.add((judge, tid))
+            kind = scenarios[rec["scenario_id"]].kind
+            if _scores_ok(rec, d, kind, jrel, record, problems):
+                run.judgments.append(
+                    Judgment(
+                        judge,
+                        tid,
+                        rec["parse_status"],
+                        dict(rec["scores"] or {}),
+                        rec["rationale"],
+                        jrel,
+                        record,
+                        dict(rec.get("usage", {})),
+                    )
+                )
+    for name in _OPTIONAL:
+        if name in files:
+            public.append(name)
+    if "calibration.jsonl" in files:
+        crel = f"{rel}/calibration.jsonl"
+        responses = {c.id for c in d.calibration}
+        for line, rec in _jsonl(run_dir / "calibration.jsonl", crel, problems):
+            record = f"line {line}"
+            if not check(rec, "tucker-calibration-judgment", crel, record, problems):
+                continue
+            if rec["judge"] not in judge_ids or rec["response_id"] not in responses:
+                problems.error(crel, "unknown judge or calibration response", record)
+                continue
+            if _scores_ok(rec, d, "single", crel, record, problems):
+                run.calibration.append(
+                    Judgment(
+                        rec["judge"],
+                        rec["response_id"],
+                        rec["parse_status"],
+                        dict(rec["scores"] or {}),
+                        rec["rationale"],
+                        crel,
+                        record,
+                        dict(rec.get("usage", {})),
+                    )
+                )
+    if "human-pairs.jsonl" in files:
+        hrel = f"{rel}/human-pairs.jsonl"
+        for line, rec in _jsonl(run_dir / "human-pairs.jsonl", hrel, problems):
+            record = f"line {line}"
+            if check(rec, "tucker-human-pair", hrel, record, problems):
+                if rec["scenario_id"] not in scenarios:
+                    problems.error(hrel, "unknown scenario", record, "scenario_id")
+                    continue
+                run.human_pairs.append(
+                    HumanPair(rec["pair_id"], rec["scenario_id"], rec["choice"], rec.get("reviewer"), hrel, record)
+                )
+    if "reported-scores.json" in files:
+        srel = f"{rel}/reported-scores.json"
+        try:
+            stored = read_json(run_dir / "reported-scores.json", srel, problems)
+            if check(stored, "tucker-reported-scores", srel, None, problems):
+                run.stored_scores, run.stored_scores_file = stored["entrants"], srel
+        except InputError as exc:
+            problems.items.append(exc.problem)
+    key = _answer_key(run_dir, rel, files, run, entrant_ids, problems)
+    run.public_files = sorted(public)
+    return run, key
+
+
+def _jsonl(path: Path, rel: str, problems: Problems) -> list[tuple[int, Any]]:
+    try:
+        return read_jsonl(path, rel, problems)
+    except InputError as exc:
+        problems.items.append(exc.problem)
+        return []
+
+
+def _scores_ok(rec: dict[str, Any], d: TuckerDefinition, kind: str, file: str, record: str, problems: Problems) -> bool:
+    if rec["parse_status"] == "failed":
+        if rec["scores"]:
+            problems.error(file, "a failed parse has no scores (use null)", record, "scores")
+            return False
+        return True
+    if rec["scores"] is None:
+        problems.error(file, "parse_status ok needs scores", record, "scores")
+        return False
+    want = {dim.id for dim in d.dimensions_for(kind)}
+    have = set(rec["scores"])
+    if have != want:
+        detail = []
+        if want - have:
+            detail.append(f"missing {', '.join(sorted(want - have))}")
+        if have - want:
+            detail.append(f"not scored for a {kind} item: {', '.join(sorted(have - want))}")
+        problems.error(file, "; ".join(detail), record, "scores")
+        return False
+    return True
+
+
+def _read_transcript(
+    run_dir: Path,
+    rel: str,
+    f: str,
+    key: tuple[str, str, int],
+    run: Run,
+    entrant_ids: set[str],
+    scenarios: dict[str, Any],
+    d: TuckerDefinition,
+    problems: Problems,
+) -> Transcript | None:
+    trel = f"{rel}/{f}"
+    entrant, scenario_id, rep = key
+    try:
+        rec = read_json(run_dir / f, trel, problems)
+    except InputError as exc:
+        problems.items.append(exc.problem)
+        return None
+    if not check(rec, "tucker-transcript", trel, None, problems):
+        return None
+    if (rec["entrant"], rec["scenario_id"], rec["repetition"]) != key:
+        problems.error(
+            trel,
+            f"record says ({rec['entrant']}, {rec['scenario_id']}, {rec['repetition']}) but the file name "
+            f"says ({entrant}, {scenario_id}, {rep})",
+        )
+        return None
+    if entrant not in entrant_ids or scenario_id not in scenarios or rep > d.repetitions:
+        problems.error(trel, "unknown entrant, scenario or repetition beyond the pilot's count")
+        return None
+    scenario = scenarios[scenario_id]
+    turns: list[Turn] = []
+    status = "completed"
+    for i, raw in enumerate(rec["turns"]):
+        if raw["role"] == "user":
+            turns.append(Turn("user", raw["content"]))
+            continue
+        content = raw["content"]
+        if raw.get("error") or raw["stop_reason"] == "error":
+            state, status = "error", "error"
+        elif content is None:
+            problems.error(trel, "an assistant turn without an error needs content", f"turn {i + 1}", "content")
+            return None
+        else:
+            state = "empty" if content == "" else ("truncated" if raw["stop_reason"] == "length" else "ok")
+        kind = raw.get("error_kind") or ("provider_error" if state == "error" else None)
+        turns.append(
+            Turn(
+                "assistant",
+                content,
+                state,
+                raw["stop_reason"],
+                raw["started_at"],
+                raw["completed_at"],
+                dict(raw["usage"]),
+                f"{kind}: {raw['error']}" if state == "error" else None,
+            )
+        )
+    users = [t.content for t in turns if t.role == "user"]
+    if users != scenario.user_turns[: len(users)]:
+        problems.error(trel, f"user turns differ from scenario {scenario_id}'s script")
+        return None
+    roles = [t.role for t in turns]
+    if any(a == b for a, b in zip(roles, roles[1:], strict=False)) or (roles and roles[0] != "user"):
+        problems.error(trel, "turns must alternate user, assistant, starting with the user", None, "turns")
+        return None
+    if status == "completed" and (len(users) < len(scenario.user_turns) or roles[-1] != "assistant"):
+        status = "in_progress"  # an interrupted conversation: resumed later, missing until then
+    return Transcript(
+        id=transcript_id(run.id, entrant, scenario_id, rep),
+        run_id=run.id,
+        entrant_id=entrant,
+        item_id=scenario_id,
+        attempt=rep,
+        status=status,
+        source_file=trel,
+        source_record="(whole file)",
+        turns=turns,
+        truncated=any(t.state == "truncated" for t in turns),
+    )
+
+
+def _answer_key(
+    run_dir: Path, rel: str, files: list[str], run: Run, entrant_ids: set[str], problems: Problems
+) -> PrivateKey | None:
+    if ANSWER_KEY not in files:
+        if run.human_pairs:
+            problems.warning(
+                f"{rel}/human-pairs.jsonl",
+                "human pairs without a private answer key cannot be compared with judge preferences",
+            )
+        return None
+    krel = f"{rel}/{ANSWER_KEY}"
+    try:
+        raw = read_json(run_dir / ANSWER_KEY, krel, problems)
+    except InputError as exc:
+        problems.items.append(exc.problem)
+        return None
+    # errors name the pair but never echo the mapping itself
+    if not check(raw, "tucker-answer-key", krel, None, problems):
+        return None
+    sides: dict[str, dict[str, str]] = {}
+    public_ids = {p.pair_id for p in run.human_pairs}
+    for pair_id, pair in raw["pairs"].items():
+        if pair_id not in public_ids:
+            problems.error(krel, "pair has no public record in human-pairs.jsonl", f"pair {pair_id}")
+            continue
+        if not {pair["A"]["entrant"], pair["B"]["entrant"]} <= entrant_ids:
+            problems.error(krel, "pair names an entrant the manifest does not list", f"pair {pair_id}")
+            continue
+        sides[pair_id] = {
+            s: transcript_id(
+                run.id,
+                pair[s]["entrant"],
+                next(p.scenario_id for p in run.human_pairs if p.pair_id == pair_id),
+                pair[s]["repetition"],
+            )
+            for s in ("A", "B")
+        }
+    for pair_id in sorted(public_ids - set(raw["pairs"])):
+        problems.error(krel, "public pair has no entry in the answer key", f"pair {pair_id}")
+    return PrivateKey(krel, sides)

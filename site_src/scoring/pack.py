@@ -1,0 +1,192 @@
+"""Recompute the Uzbek instruction pack (seed 000): case outcomes, strict case success, categories, coverage."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..definitions import PackDefinition
+from ..model import BenchmarkVersion, Item, Transcript
+from .compare import compare_exact, compare_json
+from .results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, count_pct, order_rows, pct
+
+OUTCOMES = ("pass", "fail", "needs_review", "ungraded")
+
+
+@dataclass
+class CaseResult:
+    outcome: str  # recomputed: pass | fail | needs_review | ungraded
+    basis: str  # how the outcome was reached, in one line
+    stored_outcome: str | None
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    check_marks: dict[str, str] = field(default_factory=dict)
+
+
+def checklist_outcome(marks: dict[str, str]) -> str:
+    """Strict: any unambiguous failing check fails the case; otherwise any open question leaves it under review."""
+    if "fail" in marks.values():
+        return "fail"
+    if "needs_review" in marks.values():
+        return "needs_review"
+    return "pass"
+
+
+def score_case(item: Item, t: Transcript, definition: PackDefinition) -> CaseResult:
+    g = t.grading
+    stored = g.outcome if g else None
+    if t.status != "completed":
+        return CaseResult("ungraded", f"no completed output ({t.status})", stored)
+    output = t.turns[-1].content or ""
+    if item.kind in ("exact_text", "json"):
+        if item.kind == "exact_text":
+            cmp = compare_exact(output, item.spec["expected"], item.spec["normalization"], definition.glyphs)
+        else:
+            cmp = compare_json(output, item.spec["expected"], item.spec["string_normalization"], definition.glyphs)
+        computed = "pass" if cmp.passed else "fail"
+        result = CaseResult(computed, cmp.reason, stored, check_marks={"comparison": computed})
+        if g and g.outcome == "needs_review":
+            # a grader may flag an answer-key ambiguity: that stays open until resolved for every model
+            result.outcome, result.basis = "needs_review", f"flagged for review by the grader; comparator: {cmp.reason}"
+            return result
+        if g and g.outcome in ("pass", "fail") and g.outcome != computed:
+            result.discrepancies.append(
+                Discrepancy(t.source_file, t.source_record, "grading.outcome", g.outcome, computed)
+            )
+        mark = g.checks.get("comparison") if g else None
+        if mark in ("pass", "fail") and mark != computed:
+            result.discrepancies.append(
+                Discrepancy(t.source_file, t.source_record, "grading.checks.comparison", mark, computed)
+            )
+        return result
+    if g is None or g.outcome == "ungraded":
+        return CaseResult("ungraded", "checklist not graded", stored, check_marks=dict(g.checks) if g else {})
+    computed = checklist_outcome(g.checks)
+    marks = ", ".join(f"{k} {v}" for k, v in sorted(g.checks.items(), key=lambda kv: int(kv[0][1:])))
+    result = CaseResult(computed, f"from check marks: {marks}", stored, check_marks=dict(g.checks))
+    if g.outcome != computed:
+        result.discrepancies.append(Discrepancy(t.source_file, t.source_record, "grading.outcome", g.outcome, computed))
+    return result
+
+
+def coverage_statement(passes: int, graded: int, collected: int, expected: int, review: int) -> str:
+    """The rubric's own wording for a partial result, with the observed values."""
+    return (
+        f"{passes} passes / {graded} graded completed cases; {collected} of {expected} responses collected; "
+        f"{review} cases under review"
+    )
+
+
+def score_pack(version: BenchmarkVersion) -> Scored:
+    d: PackDefinition = version.definition
+    items = {i.id: i for i in version.items}
+    results: dict[str, CaseResult] = {}
+    rows: list[Row] = []
+    discrepancies: list[Discrepancy] = []
+    check_stats: dict[str, dict[str, int]] = {}
+    for run in version.runs:
+        entrant = run.entrants[0]
+        by_attempt: dict[int, list[Transcript]] = defaultdict(list)
+        for t in run.transcripts:
+            by_attempt[t.attempt].append(t)
+        for attempt, transcripts in sorted(by_attempt.items()):
+            cov = Coverage(expected=d.case_count)
+            per_cat: dict[str, list[str]] = defaultdict(list)
+            flags: list[Flag] = []
+            row_disc = truncated = 0
+            checks = {"pass": 0, "fail": 0, "needs_review": 0}
+            for t in transcripts:
+                r = score_case(items[t.item_id], t, d)
+                results[t.id] = r
+                discrepancies.extend(r.discrepancies)
+                row_disc += len(r.discrepancies)
+                truncated += t.truncated
+                per_cat[items[t.item_id].category].append(r.outcome)
+                if items[t.item_id].kind == "checklist":
+                    for mark in r.check_marks.values():
+                        checks[mark] += 1
+                if t.status == "completed":
+                    cov.collected += 1
+                elif t.status == "error":
+                    cov.errored += 1
+                else:
+                    cov.missing += 1
+                if r.outcome in ("pass", "fail"):
+                    cov.graded += 1
+                elif r.outcome == "needs_review":
+                    cov.under_review += 1
+                elif t.status == "completed":
+                    cov.ungraded += 1
+            passes = sum(o == "pass" for outs in per_cat.values() for o in outs)
+            complete = cov.complete
+            key = run.id if len(by_attempt) == 1 else f"{run.id}--a{attempt}"
+            label = f"{entrant.label} · {run.id}" + (f" · attempt {attempt}" if len(by_attempt) > 1 else "")
+            score_text = (
+                count_pct(passes, d.case_count)
+                if complete
+                else coverage_statement(passes, cov.graded, cov.collected, d.case_count, cov.under_review)
+            )
+            if not complete:
+                flags.append(Flag("incomplete", "incomplete", "; ".join(cov.gaps()) + ": no full-pack rate is shown"))
+            if cov.under_review:
+                flags.append(Flag("needs_review", "under review", f"{cov.under_review} case(s) under review"))
+            if row_disc:
+                flags.append(
+                    Flag("discrepancy", "discrepancy", f"{row_disc} stored figure(s) disagree with the recomputation")
+                )
+            if truncated:
+                flags.append(Flag("truncated", "truncated", f"{truncated} truncated output(s), graded as delivered"))
+            cells = {}
+            for cat_id, _title in d.categories:
+                outs = per_cat.get(cat_id, [])
+                p = outs.count("pass")
+                g = sum(o in ("pass", "fail") for o in outs)
+                if g == d.cases_per_category:
+                    cells[cat_id] = Cell(count_pct(p, d.cases_per_category), p / d.cases_per_category)
+                else:
+                    cells[cat_id] = Cell(
+                        f"{p} pass / {g} graded of {d.cases_per_category}",
+                        None,
+                        f"{d.cases_per_category - g} not graded",
+                    )
+            check_stats[key] = checks
+            rows.append(
+                Row(
+                    key=key,
+                    entrant_id=entrant.id,
+                    label=label,
+                    run_ids=[run.id],
+                    complete=complete,
+                    score=passes / d.case_count if complete else None,
+                    score_text=score_text,
+                    coverage=cov,
+                    cells=cells,
+                    flags=flags,
+                )
+            )
+    board = Leaderboard(
+        benchmark_id=version.benchmark_id,
+        version_id=version.id,
+        score_label="Strict case success",
+        columns=[(c, t) for c, t in d.categories],
+        rows=order_rows(rows),
+        ranked=False,
+        discrepancies=discrepancies,
+        notes=[
+            "Each row is one run directory; repeated runs are shown side by side, never the best one.",
+            "Check-level results are diagnostics and are never mixed into the case counts.",
+        ],
+    )
+    return Scored(board, results, {"check_stats": check_stats, "variation": run_variation(rows)})
+
+
+def run_variation(rows: list[Row]) -> dict[str, dict[str, object]]:
+    """Across repeated runs of one entrant: each run's passes, and the range over complete runs."""
+    out: dict[str, dict[str, object]] = {}
+    for row in rows:
+        entry = out.setdefault(row.entrant_id, {"runs": [], "range": None})
+        entry["runs"].append((row.key, row.score_text, row.complete))
+    for entrant_id, entry in out.items():
+        complete = [r.score for r in rows if r.entrant_id == entrant_id and r.complete and r.score is not None]
+        if len(complete) > 1:
+            entry["range"] = f"{pct(min(complete), 1)} to {pct(max(complete), 1)} over {len(complete)} complete runs"
+    return out

@@ -1,0 +1,124 @@
+"""What a scorer returns: one leaderboard shape for every system, plus system-specific detail per transcript."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def pct(n: int | float, d: int | float) -> str:
+    return f"{round(100 * n / d)}%" if d else "–"
+
+
+def count_pct(n: int, d: int) -> str:
+    """Counts always beside the percentage: "7 / 24 · 29%"."""
+    return f"{n} / {d} · {pct(n, d)}"
+
+
+@dataclass(frozen=True)
+class Flag:
+    # incomplete | discrepancy | same_family_judge | truncated | empty | needs_review | low_confidence | transport
+    code: str
+    label: str  # the word shown (colour never carries it alone)
+    detail: str
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    file: str
+    record: str
+    field: str
+    stored: str
+    recomputed: str
+
+
+@dataclass
+class Coverage:
+    expected: int
+    collected: int = 0
+    errored: int = 0
+    missing: int = 0
+    ungraded: int = 0
+    under_review: int = 0
+    graded: int = 0
+    judgments_expected: int = 0
+    judgments_missing: int = 0  # parse failures and absent judgments
+
+    @property
+    def complete(self) -> bool:
+        return (
+            self.collected == self.expected
+            and not self.ungraded
+            and not self.under_review
+            and not self.judgments_missing
+        )
+
+    def gaps(self) -> list[str]:
+        parts = []
+        if self.missing:
+            parts.append(f"{self.missing} missing")
+        if self.errored:
+            parts.append(f"{self.errored} errored")
+        if self.ungraded:
+            parts.append(f"{self.ungraded} ungraded")
+        if self.under_review:
+            parts.append(f"{self.under_review} under review")
+        if self.judgments_missing:
+            parts.append(f"{self.judgments_missing} of {self.judgments_expected} judgments missing")
+        return parts
+
+
+@dataclass
+class Cell:
+    text: str
+    value: float | None = None  # for sorting and charts; None where no full figure exists
+    note: str = ""
+
+
+@dataclass
+class Row:
+    key: str  # unique within the leaderboard
+    entrant_id: str
+    label: str
+    run_ids: list[str]
+    complete: bool
+    score: float | None  # only for a complete row; an incomplete row never has a full score
+    score_text: str  # the full score with counts, or the coverage statement
+    coverage: Coverage
+    cells: dict[str, Cell] = field(default_factory=dict)
+    flags: list[Flag] = field(default_factory=list)
+    rank: int | None = None
+
+
+@dataclass
+class Leaderboard:
+    benchmark_id: str
+    version_id: str
+    score_label: str
+    columns: list[tuple[str, str]]  # breakdown column key -> title
+    rows: list[Row]
+    ranked: bool
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Scored:
+    leaderboard: Leaderboard
+    transcripts: dict[str, Any]  # transcript id -> system-specific result
+    tables: dict[str, Any] = field(default_factory=dict)  # extra breakdowns (per dimension, variation, ...)
+
+
+def assign_ranks(rows: list[Row]) -> None:
+    """Standard competition ranking (1, 2, 2, 4) over complete rows only; incomplete rows are never ranked."""
+    ranked = sorted((r for r in rows if r.complete and r.score is not None), key=lambda r: -r.score)
+    previous, rank = None, 0
+    for i, row in enumerate(ranked, start=1):
+        if row.score != previous:
+            rank, previous = i, row.score
+        row.rank = rank
+
+
+def order_rows(rows: list[Row]) -> list[Row]:
+    """Complete rows by score, then incomplete rows by label: an incomplete row never sits among ranked ones."""
+    return sorted(rows, key=lambda r: (not r.complete, -(r.score or 0), r.label))

@@ -1,0 +1,261 @@
+"""Recompute TuckerBench (seed 004): weighted dimensions, renormalised for single responses, two judges averaged,
+group means, overall = 1/3 single + 2/3 conversation out of 100, complete only when nothing is missing."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from statistics import fmean
+
+from ..definitions import TuckerDefinition
+from ..model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
+from .results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
+
+
+def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> float:
+    """0–10: the dimensions that apply to this kind, weights renormalised to sum to one."""
+    dims = d.dimensions_for(kind)
+    total = sum(dim.weight for dim in dims)
+    return sum(dim.weight * scores[dim.id] for dim in dims) / total
+
+
+@dataclass
+class TranscriptScore:
+    kind: str
+    status: str  # the transcript's own status (completed | error | missing | in_progress)
+    by_judge: dict[str, float | None]  # judge id -> weighted 0–10, None where missing or unparseable
+    judge_state: dict[str, str]  # judge id -> ok | parse_failed | missing
+    score: float | None  # mean of the judges, only when every judge scored it
+    dimensions: dict[str, float]  # per dimension, mean of the judges (complete transcripts only)
+    same_family: list[str]  # judges of the entrant's own family
+    empty: bool
+    truncated: bool
+
+
+@dataclass
+class EntrantScore:
+    entrant: Entrant
+    complete: bool
+    overall: float | None  # out of 100, only when complete
+    partial: float | None  # the same formula over what exists, labelled as partial
+    groups: dict[str, tuple[float | None, int, int]]  # group -> (mean 0–10, scored, expected)
+    dimensions: dict[str, tuple[float | None, int]]  # dimension -> (mean 0–10, transcripts)
+    coverage: Coverage
+    flags: list[Flag] = field(default_factory=list)
+
+
+def score_transcript(
+    t: Transcript,
+    kind: str,
+    judges: list[Judge],
+    judgments: dict[tuple[str, str], Judgment],
+    entrant: Entrant,
+    d: TuckerDefinition,
+) -> TranscriptScore:
+    by_judge: dict[str, float | None] = {}
+    state: dict[str, str] = {}
+    per_dim: dict[str, list[float]] = defaultdict(list)
+    for judge in judges:
+        j = judgments.get((judge.id, t.id))
+        if j is None:
+            by_judge[judge.id], state[judge.id] = None, "missing"
+        elif j.parse_status != "ok":
+            by_judge[judge.id], state[judge.id] = None, "parse_failed"  # missing, never retried, never zero
+        else:
+            by_judge[judge.id], state[judge.id] = weighted_score(j.scores, kind, d), "ok"
+            for dim, value in j.scores.items():
+                per_dim[dim].append(value)
+    usable = t.status == "completed" and all(s == "ok" for s in state.values())
+    same = [j.id for j in judges if j.family and entrant.family and j.family == entrant.family]
+    return TranscriptScore(
+        kind=kind,
+        status=t.status,
+        by_judge=by_judge,
+        judge_state=state,
+        score=fmean(v for v in by_judge.values() if v is not None) if usable else None,
+        dimensions={k: fmean(v) for k, v in per_dim.items()} if usable else {},
+        same_family=same,
+        empty=any(x.state == "empty" for x in t.turns if x.role == "assistant"),
+        truncated=t.truncated,
+    )
+
+
+def overall(groups: dict[str, float | None], d: TuckerDefinition) -> float | None:
+    if any(groups.get(g) is None for g in d.group_weights):
+        return None
+    return 10 * sum(d.group_weights[g] * groups[g] for g in d.group_weights)  # 0–10 scale -> out of 100
+
+
+def score_entrant(
+    run: Run, entrant: Entrant, kinds: dict[str, str], results: dict[str, TranscriptScore], d: TuckerDefinition
+) -> EntrantScore:
+    mine = [t for t in run.transcripts if t.entrant_id == entrant.id]
+    cov = Coverage(expected=len(mine), judgments_expected=len(mine) * len(run.judges))
+    by_group: dict[str, list[float]] = defaultdict(list)
+    expected_group: dict[str, int] = defaultdict(int)
+    dims: dict[str, list[float]] = defaultdict(list)
+    same = empty = truncated = 0
+    for t in mine:
+        r = results[t.id]
+        expected_group[r.kind] += 1
+        if t.status == "completed":
+            cov.collected += 1
+            missing = sum(s != "ok" for s in r.judge_state.values())
+            cov.judgments_missing += missing
+            cov.graded += not missing
+        elif t.status == "error":
+            cov.errored += 1  # provider errors and exhausted quotas are missing results, not zeroes
+        else:
+            cov.missing += 1
+        if r.score is not None:
+            by_group[r.kind].append(r.score)  # one transcript, one weight, whatever its number of turns
+            for dim, v in r.dimensions.items():
+                dims[dim].append(v)
+        same += bool(r.same_family) and t.status == "completed"
+        empty += r.empty
+        truncated += r.truncated
+    if cov.errored or cov.missing:
+        cov.judgments_missing += (cov.errored + cov.missing) * len(run.judges)
+    groups = {
+        g: (fmean(by_group[g]) if by_group[g] else None, len(by_group[g]), expected_group[g]) for g in d.group_weights
+    }
+    partial = overall({g: v[0] for g, v in groups.items()}, d)
+    complete = cov.collected == cov.expected and cov.judgments_missing == 0
+    flags = []
+    if not complete:
+        flags.append(Flag("incomplete", "incomplete", "; ".join(cov.gaps()) + ": no complete score, not ranked"))
+    if same:
+        fam = ", ".join(j.label for j in run.judges if j.family == entrant.family)
+        flags.append(
+            Flag(
+                "same_family_judge",
+                "same-family judge",
+                f"{fam} is of the entrant's own family ({entrant.family}); its judgments are included",
+            )
+        )
+    if truncated:
+        flags.append(Flag("truncated", "truncated", f"{truncated} transcript(s) hit the token limit; kept and judged"))
+    if empty:
+        flags.append(
+            Flag("empty", "empty output", f"{empty} transcript(s) contain an empty completion, judged as empty")
+        )
+    if entrant.notes:
+        flags.append(Flag("transport", "settings not honoured", "; ".join(entrant.notes)))
+    return EntrantScore(
+        entrant,
+        complete,
+        partial if complete else None,
+        partial,
+        groups,
+        {dim.id: (fmean(dims[dim.id]) if dims[dim.id] else None, len(dims[dim.id])) for dim in d.dimensions},
+        cov,
+        flags,
+    )
+
+
+def score_tucker(version: BenchmarkVersion) -> Scored:
+    d: TuckerDefinition = version.definition
+    kinds = {i.id: i.kind for i in version.items}
+    results: dict[str, TranscriptScore] = {}
+    entrants: dict[str, EntrantScore] = {}
+    rows: list[Row] = []
+    discrepancies: list[Discrepancy] = []
+    for run in version.runs:
+        judgments = {(j.judge_id, j.target_id): j for j in run.judgments}
+        by_id = {e.id: e for e in run.entrants}
+        for t in run.transcripts:
+            results[t.id] = score_transcript(t, kinds[t.item_id], run.judges, judgments, by_id[t.entrant_id], d)
+        for entrant in run.entrants:
+            es = score_entrant(run, entrant, kinds, results, d)
+            key = f"{run.id}--{entrant.id}"
+            entrants[key] = es
+            stored = run.stored_scores.get(entrant.id, {})
+            for name, value in (
+                ("overall", es.overall if es.complete else es.partial),
+                ("single", _g(es, "single")),
+                ("conversation", _g(es, "conversation")),
+            ):
+                if name in stored and value is not None and abs(stored[name] - value) > 0.05:
+                    discrepancies.append(
+                        Discrepancy(
+                            run.stored_scores_file or "",
+                            f"entrant {entrant.id}",
+                            name,
+                            f"{stored[name]}",
+                            f"{value:.1f}",
+                        )
+                    )
+                    es.flags.append(
+                        Flag(
+                            "discrepancy",
+                            "discrepancy",
+                            f"stored {name} {stored[name]} differs from the recomputed {value:.1f}",
+                        )
+                    )
+            if "complete" in stored and stored["complete"] != es.complete:
+                discrepancies.append(
+                    Discrepancy(
+                        run.stored_scores_file or "",
+                        f"entrant {entrant.id}",
+                        "complete",
+                        str(stored["complete"]).lower(),
+                        str(es.complete).lower(),
+                    )
+                )
+                es.flags.append(
+                    Flag("discrepancy", "discrepancy", "stored completeness differs from the recomputation")
+                )
+            cov = es.coverage
+            text = (
+                f"{es.overall:.1f} / 100 from {cov.expected} transcripts × {len(run.judges)} judges"
+                if es.complete
+                else f"partial {es.partial:.1f} over {cov.graded} of {cov.expected} fully judged transcripts"
+                if es.partial is not None
+                else f"no score: {cov.graded} of {cov.expected} transcripts fully judged"
+            )
+            cells = {}
+            for dim in d.dimensions:
+                mean, n = es.dimensions[dim.id]
+                cells[dim.id] = Cell(f"{mean:.2f} (n = {n})" if mean is not None else "–", mean)
+            for g, (mean, n, expected) in es.groups.items():
+                cells[f"group:{g}"] = Cell(
+                    f"{mean * 10:.1f} ({n} / {expected})" if mean is not None else f"– (0 / {expected})",
+                    mean * 10 if mean is not None else None,
+                )
+            rows.append(
+                Row(
+                    key=key,
+                    entrant_id=entrant.id,
+                    label=entrant.label,
+                    run_ids=[run.id],
+                    complete=es.complete,
+                    score=es.overall,
+                    score_text=text,
+                    coverage=cov,
+                    cells=cells,
+                    flags=es.flags,
+                )
+            )
+    assign_ranks(rows)
+    columns = [(f"group:{g}", "Single responses" if g == "single" else "Conversations") for g in d.group_weights]
+    columns += [(dim.id, f"{dim.title} ({dim.weight:g}%)") for dim in d.dimensions]
+    board = Leaderboard(
+        version.benchmark_id,
+        version.id,
+        "Overall (out of 100)",
+        columns,
+        order_rows(rows),
+        ranked=True,
+        discrepancies=discrepancies,
+        notes=[
+            "Overall = 1/3 single-response mean + 2/3 conversation mean, on 0–10 scaled to 100.",
+            "Dimension means are on the judges' 0–10 scale; persistence applies to conversations only.",
+            "Pilot scores are development diagnostics: no rank-separation or confidence claim is made.",
+        ],
+    )
+    return Scored(board, results, {"entrants": entrants})
+
+
+def _g(es: EntrantScore, group: str) -> float | None:
+    mean = es.groups.get(group, (None, 0, 0))[0]
+    return mean * 10 if mean is not None else None

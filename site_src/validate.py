@@ -1,0 +1,63 @@
+"""Schema validation that reports every problem with file, record and field.
+
+The schemas in site_src/schemas/ are the machine-checkable definition of each format (documented in docs/).
+A field the format does not define is a warning, not an error: it is never read, so it is never published
+(provider reasoning, billing data and the like stay out), and --strict turns the warning into an error.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .problems import Problems
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    text = resources.files("site_src").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8")
+    schema = json.loads(text)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _path(parts: Any) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def check(value: Any, schema: str, file: str, record: str | None, problems: Problems) -> bool:
+    """Validate one value; add a problem per violation. Returns False when there was any error."""
+    ok = True
+    for err in sorted(validator(schema).iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
+        where = _path(err.absolute_path) or None
+        if err.validator == "additionalProperties":
+            extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            for name in extra:
+                field = f"{where}.{name}" if where else name
+                problems.warning(
+                    file, "field is not part of the format; it is neither read nor published", record, field
+                )
+            continue
+        ok = False
+        problems.error(file, _message(err), record, where)
+    return ok
+
+
+def _message(err: Any) -> str:
+    if err.validator == "required":
+        return err.message.replace("is a required property", "is required but missing")
+    if err.validator in ("enum", "const"):
+        allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
+        return (
+            f"{json.dumps(err.instance, ensure_ascii=False)[:80]} is not one of {', '.join(map(json.dumps, allowed))}"
+        )
+    if err.validator == "anyOf" and isinstance(err.instance, dict) and "unavailable" not in err.instance:
+        return f"has the wrong shape: {err.message[:160]}"
+    return err.message[:300]
