@@ -702,12 +702,15 @@ def make_tucker() -> None:
 
 
 def main() -> None:
+    global RUNS
+    if len(sys.argv) > 1:  # another destination, e.g. to compare with the committed runs
+        RUNS = Path(sys.argv[1]).resolve()
     if RUNS.exists():
         shutil.rmtree(RUNS)
     make_pack()
     make_rubric()
     make_tucker()
-    print(f"demo runs written under {RUNS.relative_to(ROOT)}/")
+    print(f"demo runs written under {RUNS.name}/")
 
 
 if __name__ == "__main__":

@@ -39,9 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     p_scores = sub.add_parser("scores", help="print recomputed tables as text")
     p_scores.add_argument("paths", nargs="*")
     p_build = sub.add_parser("build", help="build the static site (the default command)")
+    p_serve = sub.add_parser("serve", help="preview the site locally, rebuilt on every change")
+    p_serve.add_argument("--port", type=int, default=8000)
+    p_serve.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
     for p in (p_build, parser):
         p.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
         p.add_argument("--out", default="_site", help="output folder (default: _site)")
+        p.add_argument("--base-path", default="/", help="site path on its host, e.g. /repo/ (used by the 404 page)")
+        p.add_argument("--no-search", action="store_true", help="skip the search index")
     args = parser.parse_args(argv)
     command = args.command or "build"
     if command == "check":
@@ -66,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         if _print_problems(project, args.strict):
             print("nothing was written", file=sys.stderr)
             return 1
-        return build_site(project, Path(args.out))
+        return build_site(project, Path(args.out), base_path=args.base_path, search=not args.no_search)
+    if command == "serve":
+        from .site.preview import serve
+
+        return serve(args.content, args.runs or ["runs"], args.port)
     parser.error(f"unknown command {command}")
     return 2

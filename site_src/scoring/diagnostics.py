@@ -1,0 +1,73 @@
+"""Diagnostics kept apart from scores: response length, profanity from the benchmark's own small lexicon,
+truncation, empty and error states, and token usage. None of these enters any score."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Judgment, Transcript
+
+
+@dataclass
+class Diagnostics:
+    transcripts: int = 0
+    assistant_turns: int = 0
+    characters: int = 0
+    words: int = 0
+    profanity: int = 0
+    profanity_forms: set[str] = field(default_factory=set)
+    truncated: int = 0
+    empty: int = 0
+    errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    judge_input_tokens: int = 0
+    judge_output_tokens: int = 0
+
+    @property
+    def mean_characters(self) -> float | None:
+        return self.characters / self.assistant_turns if self.assistant_turns else None
+
+
+def count_profanity(text: str, lexicon: list[str]) -> tuple[int, set[str]]:
+    """Whole-word, case-insensitive matches of the lexicon's words; deliberately simple, as the seed says."""
+    found: list[str] = []
+    for word in lexicon:
+        found += [m.lower() for m in re.findall(rf"\b{re.escape(word)}\b", text, flags=re.IGNORECASE)]
+    return len(found), set(found)
+
+
+def diagnose(transcripts: list[Transcript], judgments: list[Judgment], lexicon: list[str]) -> Diagnostics:
+    d = Diagnostics()
+    for t in transcripts:
+        d.transcripts += 1
+        for turn in t.turns:
+            if turn.role != "assistant":
+                continue
+            d.assistant_turns += 1
+            text = turn.content or ""
+            d.characters += len(text)
+            d.words += len(text.split())
+            n, forms = count_profanity(text, lexicon)
+            d.profanity += n
+            d.profanity_forms |= forms
+            d.truncated += turn.state == "truncated"
+            d.empty += turn.state == "empty"
+            d.errors += turn.state == "error"
+            d.input_tokens += turn.usage.get("input_tokens", 0)
+            d.output_tokens += turn.usage.get("output_tokens", 0)
+    for j in judgments:
+        d.judge_input_tokens += j.usage.get("input_tokens", 0)
+        d.judge_output_tokens += j.usage.get("output_tokens", 0)
+    return d
+
+
+def diagnostics_for(view: Any, entrant_id: str) -> Diagnostics:
+    """Adapter for the site: one entrant's transcripts and the judgments of them."""
+    mine = view.by_entrant.get(entrant_id, [])
+    ids = {t.id for t in mine}
+    judgments = [j for run in view.runs.values() for j in run.judgments if j.target_id in ids]
+    lexicon = getattr(view.version.definition, "profanity_lexicon", [])
+    return diagnose(mine, judgments, lexicon)

@@ -1,0 +1,302 @@
+"""One Flask app for local preview and for freezing: the two can never disagree.
+
+Every link is relative (computed from the page's own path), so the frozen site works from a domain root and from
+a sub-path. Pages look things up in the Release computed before the app starts; none renders the whole data set.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, abort, render_template, request, url_for
+
+from .. import GENERATOR
+from ..scoring.diagnostics import diagnostics_for
+from . import downloads
+from .charts import charts_for, svg_for
+from .release import Release, VersionView, paginate
+from .text import count_markers, markdown, show_text
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CSP = (
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'self'; form-action 'none'; object-src 'none'"
+)
+
+
+def relative(target: str, current: str) -> str:
+    """The link from the page at `current` to `target`, both site-absolute paths."""
+    base = current if current.endswith("/") else current.rsplit("/", 1)[0] + "/"
+    rel = posixpath.relpath(target, base)
+    if target.endswith("/") and not rel.endswith("/"):
+        rel += "/"
+    return "./" if rel == "./" or rel == "." else rel
+
+
+def create_app(release: Release, *, base_path: str = "/", build_date: str | None = None) -> Flask:
+    app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder="static", static_url_path="/static")
+    app.config.update(FREEZER_IGNORE_MIMETYPE_WARNINGS=False, JSON_AS_ASCII=False)
+    app.jinja_env.autoescape = True
+    app.jinja_env.filters.update(
+        text=show_text,
+        markdown=markdown,
+        markers=count_markers,
+        ord=ord,
+        json_text=lambda v: json.dumps(v, ensure_ascii=False, indent=1),
+    )
+    charts_cache: dict[tuple[str, str], list[Any]] = {}
+
+    def view_or_404(bench: str, version: str) -> VersionView:
+        view = release.view(bench, version)
+        if view is None:
+            abort(404)
+        return view
+
+    def charts(view: VersionView) -> list[Any]:
+        if view.key not in charts_cache:
+            charts_cache[view.key] = charts_for(view)
+        return charts_cache[view.key]
+
+    @app.context_processor
+    def helpers() -> dict[str, Any]:
+        current = "/" if request.endpoint == "not_found" else request.path
+
+        def link(endpoint: str, **values: Any) -> str:
+            return relative(url_for(endpoint, **values), current)
+
+        return {
+            "link": link,
+            "release": release,
+            "generator": GENERATOR,
+            "csp": CSP,
+            "build_date": build_date,
+            "base_path": base_path if request.endpoint == "not_found" else None,
+        }
+
+    def page(template: str, **context: Any) -> str:
+        return render_template(template, **context)
+
+    @app.route("/")
+    def index() -> str:
+        return page("index.html", benchmarks=release.benchmarks())
+
+    @app.route("/<bench>/<version>/")
+    def leaderboard(bench: str, version: str) -> str:
+        view = view_or_404(bench, version)
+        return page(
+            "leaderboard.html",
+            view=view,
+            board=view.scored.leaderboard,
+            chart=charts(view)[0],
+            svg=svg_for(charts(view)[0]),
+        )
+
+    @app.route("/<bench>/<version>/breakdown/")
+    def breakdown(bench: str, version: str) -> str:
+        view = view_or_404(bench, version)
+        return page(
+            "breakdown.html", view=view, board=view.scored.leaderboard, charts=[(c, svg_for(c)) for c in charts(view)]
+        )
+
+    @app.route("/<bench>/<version>/entrants/<entrant_id>/")
+    def entrant(bench: str, version: str, entrant_id: str) -> str:
+        view = view_or_404(bench, version)
+        if entrant_id not in view.entrants:
+            abort(404)
+        runs = [r for r in view.runs.values() if any(e.id == entrant_id for e in r.entrants)]
+        return page(
+            "entrant.html",
+            view=view,
+            entrant=view.entrants[entrant_id],
+            runs=runs,
+            rows=view.rows_for(entrant_id),
+            transcripts=view.by_entrant.get(entrant_id, []),
+            diagnostics=diagnostics_for(view, entrant_id),
+        )
+
+    @app.route("/<bench>/<version>/items/")
+    def items(bench: str, version: str) -> str:
+        view = view_or_404(bench, version)
+        return page("items.html", view=view)
+
+    @app.route("/<bench>/<version>/items/<item_id>/")
+    def item(bench: str, version: str, item_id: str) -> str:
+        view = view_or_404(bench, version)
+        if item_id not in view.by_item:
+            abort(404)
+        return page("item.html", view=view, item=view.version.item(item_id), transcripts=view.by_item[item_id])
+
+    @app.route("/<bench>/<version>/transcripts/", defaults={"number": 1})
+    @app.route("/<bench>/<version>/transcripts/page/<int:number>/")
+    def transcripts(bench: str, version: str, number: int) -> str:
+        view = view_or_404(bench, version)
+        rows, pages = paginate(list(view.transcripts.values()), number)
+        if number > pages:
+            abort(404)
+        return page("transcripts.html", view=view, rows=rows, number=number, pages=pages)
+
+    @app.route("/<bench>/<version>/t/<tid>/")
+    def transcript(bench: str, version: str, tid: str) -> str:
+        view = view_or_404(bench, version)
+        if tid not in view.transcripts:
+            abort(404)
+        t = view.transcripts[tid]
+        run = view.runs[t.run_id]
+        return page(
+            "transcript.html",
+            view=view,
+            t=t,
+            run=run,
+            item=view.version.item(t.item_id),
+            entrant=view.entrants[t.entrant_id],
+            result=view.scored.transcripts.get(tid),
+            summary=view.summaries[tid],
+            judgments=view.judgments_for(tid),
+            judges={j.id: j for j in run.judges},
+        )
+
+    @app.route("/<bench>/<version>/methodology/")
+    def methodology(bench: str, version: str) -> str:
+        view = view_or_404(bench, version)
+        return page("methodology.html", view=view)
+
+    @app.route("/<bench>/<version>/limitations/")
+    def limitations(bench: str, version: str) -> str:
+        view = view_or_404(bench, version)
+        return page("limitations.html", view=view, caveats=caveats(view))
+
+    @app.route("/<bench>/<version>/data/leaderboard.json")
+    def leaderboard_json(bench: str, version: str) -> Response:
+        return Response(downloads.leaderboard_json(view_or_404(bench, version)), mimetype="application/json")
+
+    @app.route("/<bench>/<version>/data/leaderboard.csv")
+    def leaderboard_csv(bench: str, version: str) -> Response:
+        return Response(downloads.leaderboard_csv(view_or_404(bench, version)), mimetype="text/csv")
+
+    @app.route("/<bench>/<version>/data/t/<tid>.json")
+    def transcript_json(bench: str, version: str, tid: str) -> Response:
+        view = view_or_404(bench, version)
+        if tid not in view.transcripts:
+            abort(404)
+        return Response(downloads.transcript_json(view, tid), mimetype="application/json")
+
+    def chart_named(bench: str, version: str, name: str) -> Any:
+        view = view_or_404(bench, version)
+        chart = next((c for c in charts(view) if c.name == name), None)
+        if chart is None:
+            abort(404)
+        return chart
+
+    @app.route("/<bench>/<version>/charts/<name>.svg")
+    def chart_svg(bench: str, version: str, name: str) -> Response:
+        return Response(svg_for(chart_named(bench, version, name)), mimetype="image/svg+xml")
+
+    @app.route("/<bench>/<version>/charts/<name>.vl.json")
+    def chart_spec(bench: str, version: str, name: str) -> Response:
+        return Response(chart_named(bench, version, name).spec_json(), mimetype="application/json")
+
+    @app.route("/<bench>/<version>/charts/<name>.csv")
+    def chart_csv(bench: str, version: str, name: str) -> Response:
+        return Response(chart_named(bench, version, name).csv(), mimetype="text/csv")
+
+    @app.route("/index.json")
+    def index_json() -> Response:
+        benchmarks = []
+        for bench, views in release.benchmarks():
+            benchmarks.append(
+                {
+                    "id": bench.id,
+                    "title": bench.title,
+                    "system": bench.system,
+                    "versions": [
+                        {
+                            "id": v.version.id,
+                            "content_hash": v.version.content_hash,
+                            "demo": v.version.demo,
+                            "runs": [
+                                {"id": r.id, "format": r.format, "files": r.public_files} for r in v.runs.values()
+                            ],
+                            "leaderboard": relative(url_for("leaderboard", bench=bench.id, version=v.version.id), "/"),
+                            "downloads": [
+                                relative(url_for(e, bench=bench.id, version=v.version.id), "/")
+                                for e in ("leaderboard_json", "leaderboard_csv")
+                            ],
+                            "transcripts": {
+                                tid: relative(
+                                    url_for("transcript_json", bench=bench.id, version=v.version.id, tid=tid), "/"
+                                )
+                                for tid in v.transcripts
+                            },
+                        }
+                        for v in views
+                    ],
+                }
+            )
+        text = downloads.release_index(release, {"generator": GENERATOR, "benchmarks": benchmarks})
+        return Response(text, mimetype="application/json")
+
+    @app.route("/search/")
+    def search() -> str:
+        return page("search.html")
+
+    @app.route("/404.html")
+    def not_found() -> str:
+        return page("404.html")
+
+    @app.errorhandler(404)
+    def missing(_: Exception) -> tuple[str, int]:
+        return not_found(), 404
+
+    return app
+
+
+def caveats(view: VersionView) -> list[tuple[str, str, str]]:
+    """Caveats generated from the data: (flag code, title, text). Flag links on the leaderboard point here."""
+    out: list[tuple[str, str, str]] = []
+    rows = view.rows
+    incomplete = [r for r in rows if not r.complete]
+    if incomplete:
+        out.append(
+            (
+                "incomplete",
+                "Coverage gaps",
+                "; ".join(f"{r.label}: {', '.join(r.coverage.gaps()) or 'unfinished'}" for r in incomplete)
+                + ". These rows are listed with their coverage and are never ranked or given a full score.",
+            )
+        )
+    for code, title in (
+        ("same_family_judge", "Same-family judges"),
+        ("transport", "Settings a transport did not honour"),
+        ("discrepancy", "Stored figures that disagree with the recomputation"),
+        ("truncated", "Truncated outputs"),
+        ("empty", "Empty outputs"),
+        ("needs_review", "Cases under review"),
+        ("low_confidence", "Low grader confidence"),
+    ):
+        flagged = [(r, f) for r in rows for f in r.flags if f.code == code]
+        if flagged:
+            out.append((code, title, "; ".join(f"{r.label}: {f.detail}" for r, f in flagged) + "."))
+    sizes = {r.coverage.expected for r in rows}
+    n_items = len(view.version.items)
+    if view.bench.rank_claims:
+        out.append(
+            (
+                "sample-size",
+                "Sample size",
+                f"{n_items} items per entrant ({', '.join(map(str, sorted(sizes)))} "
+                "expected records per row) are too few to separate close scores; ranks are descriptive only.",
+            )
+        )
+    else:
+        out.append(
+            (
+                "sample-size",
+                "No ranking",
+                f"{n_items} items cannot support claims of significance or "
+                "superiority; entrants are listed, not ranked.",
+            )
+        )
+    return out

@@ -1,0 +1,127 @@
+"""Build the static site: freeze the Flask app into a temporary folder beside the output, index it for search,
+write the publish manifest, and only then swap it in. A failed build leaves the previous site as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from flask_frozen import Freezer
+
+from ..readers.project import Project
+from .app import create_app
+from .release import Release, build_release, paginate
+
+
+def build_date() -> str | None:
+    """Shown only when SOURCE_DATE_EPOCH is set, so two builds of the same inputs are byte-identical."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    return time.strftime("%Y-%m-%d", time.gmtime(int(epoch))) if epoch else None
+
+
+def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
+    app = create_app(release, base_path=base_path, build_date=build_date())
+    app.config.update(
+        FREEZER_DESTINATION=str(dest),
+        FREEZER_REMOVE_EXTRA_FILES=False,
+        FREEZER_RELATIVE_URLS=False,
+        FREEZER_IGNORE_404_NOT_FOUND=False,
+        FREEZER_STATIC_IGNORE=[],
+    )
+    freezer = Freezer(app, with_no_argument_rules=True, log_url_for=True)
+
+    @freezer.register_generator
+    def pages():  # every page is listed explicitly, linked or not
+        yield "not_found", {}
+        yield "index_json", {}
+        yield "search", {}
+        for view in release.views:
+            b, v = view.bench.id, view.version.id
+            for endpoint in (
+                "leaderboard",
+                "breakdown",
+                "items",
+                "methodology",
+                "limitations",
+                "leaderboard_json",
+                "leaderboard_csv",
+            ):
+                yield endpoint, {"bench": b, "version": v}
+            _, pages_count = paginate(list(view.transcripts), 1)
+            for n in range(1, pages_count + 1):
+                yield "transcripts", {"bench": b, "version": v, "number": n}
+            for entrant_id in view.entrants:
+                yield "entrant", {"bench": b, "version": v, "entrant_id": entrant_id}
+            for item_id in view.by_item:
+                yield "item", {"bench": b, "version": v, "item_id": item_id}
+            for tid in view.transcripts:
+                yield "transcript", {"bench": b, "version": v, "tid": tid}
+                yield "transcript_json", {"bench": b, "version": v, "tid": tid}
+            for name in ("dimensions", "distribution"):
+                for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
+                    yield endpoint, {"bench": b, "version": v, "name": name}
+
+    return [str(url) for url in freezer.freeze()]
+
+
+def index_for_search(site: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pagefind_bin", "--site", str(site), "--silent"], capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"search indexing failed: {result.stderr.strip() or result.stdout.strip()}")
+
+
+def write_manifest(site: Path, release: Release) -> None:
+    """Every published file with its SHA-256, and the run files the release was built from."""
+    files = {}
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        rel = path.relative_to(site).as_posix()
+        files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    sources = sorted(
+        f"{run.path}/{f}" for view in release.views for run in view.runs.values() for f in run.public_files
+    )
+    manifest = {"files": files, "sources": sources, "not_published": [f for f, _ in release.ignored]}
+    (site / "publish-manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def build_site(project: Project, out: Path, base_path: str = "/", search: bool = True) -> int:
+    release = build_release(project)
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        urls = freeze(release, tmp, base_path)
+        if search:
+            index_for_search(tmp)
+        write_manifest(tmp, release)
+        _swap(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    pages = sum(1 for u in urls if u.endswith("/") or u.endswith(".html"))
+    print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
+    if release.ignored:
+        print(f"not published ({len(release.ignored)} file(s) outside the run formats):")
+        for path, why in release.ignored:
+            print(f"  {path}: {why}")
+    return 0
+
+
+def _swap(new: Path, out: Path) -> None:
+    """Replace out with new; the old site stays whole until the new one is complete."""
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        out.rename(old)
+    new.chmod(0o755)  # mkdtemp made it private
+    new.rename(out)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)

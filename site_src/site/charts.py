@@ -1,0 +1,292 @@
+"""Charts: Altair specs rendered to SVG at build time, so they show without JavaScript and load nothing.
+
+Each chart also offers its Vega-Lite spec (data inline) and its data as CSV for download.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import altair as alt
+import vl_convert
+
+from ..jsonio import dumps_canonical
+from .release import VersionView
+
+
+@dataclass
+class Chart:
+    name: str
+    title: str
+    description: str  # the text alternative: what the chart shows, in words
+    rows: list[dict[str, Any]]
+    spec: dict[str, Any]
+
+    def csv(self) -> str:
+        buf = io.StringIO()
+        if self.rows:
+            writer = csv.DictWriter(buf, fieldnames=list(self.rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(self.rows)
+        return buf.getvalue()
+
+    def spec_json(self) -> str:
+        return dumps_canonical(self.spec)
+
+
+def _colour(view: VersionView, field: str = "entrant") -> alt.Color:
+    labels = {e.id: e.label for e in view.entrants.values()}
+    domain = sorted(labels.values())
+    by_label = {labels[e]: c for e, c in view.colours.items()}
+    return alt.Color(f"{field}:N", title="Entrant", scale=alt.Scale(domain=domain, range=[by_label[d] for d in domain]))
+
+
+def _base(rows: list[dict[str, Any]]) -> alt.Chart:
+    return alt.Chart(alt.Data(values=rows)).properties(width=alt.Step(18))
+
+
+def charts_for(view: VersionView) -> list[Chart]:
+    system = view.bench.system
+    if system == "tuckerbench":
+        return [_tucker_dimensions(view), _tucker_distribution(view)]
+    if system == "dual-layer":
+        return [_rubric_categories(view), _rubric_iterations(view)]
+    return [_pack_categories(view), _pack_outcomes(view)]
+
+
+def _tucker_dimensions(view: VersionView) -> Chart:
+    rows = []
+    for row in view.rows:
+        for dim in view.version.definition.dimensions:
+            cell = row.cells[dim.id]
+            if cell.value is not None:
+                rows.append(
+                    {
+                        "entrant": view.entrants[row.entrant_id].label,
+                        "dimension": dim.title,
+                        "mean_score": round(cell.value, 3),
+                        "complete": row.complete,
+                    }
+                )
+    chart = (
+        _base(rows)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "dimension:N",
+                title=None,
+                sort=[d.title for d in view.version.definition.dimensions],
+                axis=alt.Axis(labelAngle=0),
+            ),
+            xOffset="entrant:N",
+            y=alt.Y("mean_score:Q", title="Mean judge score (0–10)", scale=alt.Scale(domain=[0, 10])),
+            color=_colour(view),
+            tooltip=["entrant:N", "dimension:N", "mean_score:Q"],
+        )
+        .properties(width=520, height=240)
+    )
+    return Chart(
+        "dimensions",
+        "Per-dimension scores per entrant",
+        "Bar chart of each entrant's mean judge score per dimension on the 0–10 scale; incomplete entrants' "
+        "means cover only their fully judged transcripts.",
+        rows,
+        chart.to_dict(),
+    )
+
+
+def _tucker_distribution(view: VersionView) -> Chart:
+    rows = []
+    for tid, t in view.transcripts.items():
+        r = view.scored.transcripts[tid]
+        if r.score is not None:
+            rows.append(
+                {
+                    "entrant": view.entrants[t.entrant_id].label,
+                    "scenario": t.item_id,
+                    "repetition": t.attempt,
+                    "kind": r.kind,
+                    "transcript_score": round(r.score, 3),
+                }
+            )
+    chart = (
+        _base(rows)
+        .mark_tick(thickness=2, size=18)
+        .encode(
+            y=alt.Y("entrant:N", title=None),
+            x=alt.X(
+                "transcript_score:Q",
+                title="Transcript score (0–10, two judges averaged)",
+                scale=alt.Scale(domain=[0, 10]),
+            ),
+            color=_colour(view),
+            tooltip=["entrant:N", "scenario:N", "repetition:Q", "transcript_score:Q"],
+        )
+        .properties(width=520, height=alt.Step(28))
+    )
+    return Chart(
+        "distribution",
+        "Score distribution per entrant",
+        "Each tick is one fully judged transcript's score; missing transcripts are absent, not zero.",
+        rows,
+        chart.to_dict(),
+    )
+
+
+def _rubric_categories(view: VersionView) -> Chart:
+    rows = []
+    for run_id, cells in view.scored.tables["category_means"].items():
+        entrant = view.entrants[view.runs[run_id].entrants[0].id].label
+        for cat, cell in cells.items():
+            if cell.value is not None:
+                rows.append({"entrant": entrant, "category": cat, "mean_score": round(cell.value, 2)})
+    chart = (
+        _base(rows)
+        .mark_bar()
+        .encode(
+            x=alt.X("category:N", title=None, sort=view.version.definition.categories, axis=alt.Axis(labelAngle=-30)),
+            xOffset="entrant:N",
+            y=alt.Y("mean_score:Q", title="Mean category score (0–100)", scale=alt.Scale(domain=[0, 100])),
+            color=_colour(view),
+            tooltip=["entrant:N", "category:N", "mean_score:Q"],
+        )
+        .properties(width=520, height=240)
+    )
+    return Chart(
+        "dimensions",
+        "Category scores per entrant",
+        "Bar chart of each entrant's mean score per rubric category, taken from each finished task's "
+        "deciding iteration.",
+        rows,
+        chart.to_dict(),
+    )
+
+
+def _rubric_iterations(view: VersionView) -> Chart:
+    rows = []
+    for tid, t in view.transcripts.items():
+        for it in view.scored.transcripts[tid].iterations:
+            if it.global_score is not None:
+                rows.append(
+                    {
+                        "entrant": view.entrants[t.entrant_id].label,
+                        "task": t.item_id,
+                        "iteration": it.number,
+                        "global_score": it.global_score,
+                    }
+                )
+    threshold = view.version.definition.threshold
+    lines = (
+        _base(rows)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("iteration:O", title="Iteration"),
+            y=alt.Y("global_score:Q", title="Global score", scale=alt.Scale(domain=[50, 100])),
+            color=_colour(view),
+            detail="task:N",
+            tooltip=["entrant:N", "task:N", "iteration:O", "global_score:Q"],
+        )
+    )
+    rule = alt.Chart(alt.Data(values=[{"threshold": threshold}])).mark_rule(strokeDash=[4, 4]).encode(y="threshold:Q")
+    chart = alt.layer(lines, rule).properties(width=420, height=240)
+    return Chart(
+        "distribution",
+        "Global score by iteration",
+        f"Lines follow each task's global score across iterations; the dashed rule is the pass threshold "
+        f"({threshold}).",
+        rows,
+        chart.to_dict(),
+    )
+
+
+def _pack_categories(view: VersionView) -> Chart:
+    rows = []
+    titles = dict(view.version.definition.categories)
+    for row in view.rows:
+        for cat, cell in row.cells.items():
+            passes = int(cell.text.split(" ")[0])
+            rows.append(
+                {
+                    "entrant": view.entrants[row.entrant_id].label,
+                    "run": row.key,
+                    "category": titles[cat],
+                    "passes": passes,
+                    "graded_of_3": cell.value is not None,
+                }
+            )
+    chart = (
+        _base(rows)
+        .mark_bar()
+        .encode(
+            x=alt.X("category:N", title=None, sort=list(titles.values())),
+            xOffset="run:N",
+            y=alt.Y(
+                "passes:Q", title="Passing cases (of 3)", scale=alt.Scale(domain=[0, 3]), axis=alt.Axis(tickCount=3)
+            ),
+            color=_colour(view),
+            tooltip=["run:N", "category:N", "passes:Q"],
+        )
+        .properties(width=560, height=200)
+    )
+    return Chart(
+        "dimensions",
+        "Passing cases per category and run",
+        "Bar chart of passing cases out of three per category, one bar per run directory; a category with "
+        "ungraded cases shows only the passes observed.",
+        rows,
+        chart.to_dict(),
+    )
+
+
+def _pack_outcomes(view: VersionView) -> Chart:
+    rows = []
+    for row in view.rows:
+        counts: dict[str, int] = {}
+        for tid in (t.id for t in view.runs[row.run_ids[0]].transcripts):
+            outcome = view.scored.transcripts[tid].outcome
+            counts[outcome] = counts.get(outcome, 0) + 1
+        for outcome in ("pass", "fail", "needs_review", "ungraded"):
+            rows.append({"run": row.key, "outcome": outcome, "cases": counts.get(outcome, 0)})
+    chart = (
+        _base(rows)
+        .mark_bar()
+        .encode(
+            y=alt.Y("run:N", title=None),
+            x=alt.X("cases:Q", title="Cases (of 24)", scale=alt.Scale(domain=[0, 24])),
+            color=alt.Color(
+                "outcome:N",
+                scale=alt.Scale(
+                    domain=["pass", "fail", "needs_review", "ungraded"],
+                    range=["#009E73", "#D55E00", "#E69F00", "#999999"],
+                ),
+            ),
+            order=alt.Order("outcome:N"),
+            tooltip=["run:N", "outcome:N", "cases:Q"],
+        )
+        .properties(width=480, height=alt.Step(28))
+    )
+    return Chart(
+        "distribution",
+        "Case outcomes per run",
+        "Stacked bars of pass, fail, needs-review and ungraded cases for each run directory.",
+        rows,
+        chart.to_dict(),
+    )
+
+
+@lru_cache(maxsize=256)
+def _svg(spec_json: str) -> str:
+    import json
+
+    return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
+
+
+def svg_for(chart: Chart) -> str:
+    """The chart as inline SVG with an accessible name; rendered once per spec."""
+    svg = _svg(chart.spec_json())
+    label = chart.title.replace('"', "'")
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" focusable="false" ', 1)

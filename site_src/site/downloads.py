@@ -1,0 +1,148 @@
+"""Machine-readable downloads: every table as CSV and JSON, every transcript as JSON with its judgments.
+
+Strings are written exactly as read (ensure_ascii off, no normalisation), so downloads keep every code point.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+from typing import Any
+
+from ..jsonio import dumps_canonical
+from .release import Release, VersionView
+
+
+def _csv(header: list[str], rows: list[list[Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def leaderboard_rows(view: VersionView) -> list[dict[str, Any]]:
+    out = []
+    for row in view.rows:
+        cov = row.coverage
+        out.append(
+            {
+                "rank": row.rank,
+                "entrant": row.entrant_id,
+                "label": row.label,
+                "runs": row.run_ids,
+                "complete": row.complete,
+                "score": row.score,
+                "score_text": row.score_text,
+                "coverage": {
+                    "expected": cov.expected,
+                    "collected": cov.collected,
+                    "errored": cov.errored,
+                    "missing": cov.missing,
+                    "ungraded": cov.ungraded,
+                    "under_review": cov.under_review,
+                    "judgments_expected": cov.judgments_expected,
+                    "judgments_missing": cov.judgments_missing,
+                },
+                "flags": [{"code": f.code, "label": f.label, "detail": f.detail} for f in row.flags],
+                "breakdown": {k: {"text": c.text, "value": c.value} for k, c in row.cells.items()},
+            }
+        )
+    return out
+
+
+def leaderboard_json(view: VersionView) -> str:
+    board = view.scored.leaderboard
+    return dumps_canonical(
+        {
+            "benchmark": view.bench.id,
+            "version": view.version.id,
+            "content_hash": view.version.content_hash,
+            "demo": view.version.demo,
+            "score_label": board.score_label,
+            "ranked": board.ranked,
+            "rows": leaderboard_rows(view),
+            "discrepancies": [dataclasses.asdict(d) for d in board.discrepancies],
+            "notes": board.notes,
+        }
+    )
+
+
+def leaderboard_csv(view: VersionView) -> str:
+    cols = view.scored.leaderboard.columns
+    header = [
+        "rank",
+        "entrant",
+        "label",
+        "runs",
+        "complete",
+        "score",
+        "score_text",
+        "expected",
+        "collected",
+        "errored",
+        "missing",
+        "ungraded",
+        "under_review",
+        "judgments_missing",
+        "flags",
+    ] + [title for _, title in cols]
+    rows = []
+    for row in view.rows:
+        c = row.coverage
+        rows.append(
+            [
+                row.rank or "",
+                row.entrant_id,
+                row.label,
+                " ".join(row.run_ids),
+                row.complete,
+                "" if row.score is None else row.score,
+                row.score_text,
+                c.expected,
+                c.collected,
+                c.errored,
+                c.missing,
+                c.ungraded,
+                c.under_review,
+                c.judgments_missing,
+                "; ".join(f.label for f in row.flags),
+            ]
+            + [row.cells[k].text if k in row.cells else "" for k, _ in cols]
+        )
+    return _csv(header, rows)
+
+
+def transcript_json(view: VersionView, tid: str) -> str:
+    t = view.transcripts[tid]
+    result = view.scored.transcripts.get(tid)
+    out: dict[str, Any] = {
+        "benchmark": view.bench.id,
+        "version": view.version.id,
+        "demo": view.runs[t.run_id].demo,
+        "transcript": dataclasses.asdict(t),
+        "result": _plain(dataclasses.asdict(result)) if dataclasses.is_dataclass(result) else None,
+        "summary": view.summaries[tid].text,
+    }
+    if view.bench.system == "tuckerbench":
+        judges = {j.id: j for j in view.runs[t.run_id].judges}
+        out["judgments"] = [
+            {**dataclasses.asdict(j), "judge": dataclasses.asdict(judges[j.judge_id])} for j in view.judgments_for(tid)
+        ]
+    return dumps_canonical(out)
+
+
+def _plain(value: Any) -> Any:
+    """Fractions become floats so the JSON stays standard."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if hasattr(value, "numerator") and not isinstance(value, int | float | bool):
+        return float(value)
+    return value
+
+
+def release_index(release: Release, urls: dict[str, Any]) -> str:
+    return dumps_canonical({"generator": urls["generator"], "demo": release.demo, "benchmarks": urls["benchmarks"]})

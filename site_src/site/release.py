@@ -1,0 +1,138 @@
+"""The release: everything the pages show, computed once from the project before any page is rendered.
+
+Each page then only looks things up here, so pages render independently of one another (and could run in
+parallel); no page receives the whole data set.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
+from ..readers.project import Project
+from ..scoring.dispatch import score_version
+from ..scoring.results import Row, Scored
+
+# Okabe–Ito: colour-blind-safe; an entrant keeps its colour on every page and chart of a version.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+PAGE_SIZE = 100  # rows per page of long tables
+
+
+@dataclass
+class Summary:
+    text: str  # e.g. "pass", "6.4 / 10", "missing: quota exhausted"
+    state: str  # pass | fail | review | missing | score | partial (a CSS hook; the text always says it too)
+    value: float | None = None
+
+
+@dataclass
+class VersionView:
+    bench: Benchmark
+    version: BenchmarkVersion
+    scored: Scored
+    entrants: dict[str, Entrant] = field(default_factory=dict)
+    colours: dict[str, str] = field(default_factory=dict)
+    runs: dict[str, Run] = field(default_factory=dict)
+    transcripts: dict[str, Transcript] = field(default_factory=dict)
+    by_item: dict[str, list[Transcript]] = field(default_factory=dict)
+    by_entrant: dict[str, list[Transcript]] = field(default_factory=dict)
+    summaries: dict[str, Summary] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.bench.id, self.version.id)
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.scored.leaderboard.rows
+
+    @property
+    def colour_class(self) -> dict[str, str]:
+        """CSS class per entrant (no inline styles: the pages run under a strict Content-Security-Policy)."""
+        return {e: f"c{PALETTE.index(c)}" for e, c in self.colours.items()}
+
+    def rows_for(self, entrant_id: str) -> list[Row]:
+        return [r for r in self.rows if r.entrant_id == entrant_id]
+
+    def judgments_for(self, transcript_id: str) -> list[Any]:
+        run = self.runs[self.transcripts[transcript_id].run_id]
+        return [j for j in run.judgments if j.target_id == transcript_id]
+
+    def coverage_text(self) -> str:
+        complete = sum(r.complete for r in self.rows)
+        return f"{complete} of {len(self.rows)} leaderboard rows complete"
+
+
+@dataclass
+class Release:
+    views: list[VersionView]
+    ignored: list[tuple[str, str]]
+    demo: bool
+
+    def view(self, bench_id: str, version_id: str) -> VersionView | None:
+        return next((v for v in self.views if v.key == (bench_id, version_id)), None)
+
+    def benchmarks(self) -> list[tuple[Benchmark, list[VersionView]]]:
+        out: dict[str, tuple[Benchmark, list[VersionView]]] = {}
+        for v in self.views:
+            out.setdefault(v.bench.id, (v.bench, []))[1].append(v)
+        return list(out.values())
+
+
+def build_release(project: Project) -> Release:
+    views = []
+    for bench in project.benchmarks:
+        for version in bench.versions:
+            if version.runs:
+                views.append(_view(bench, version))
+    return Release(views, sorted(project.ignored), any(v.version.demo for v in views))
+
+
+def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
+    view = VersionView(bench, version, score_version(bench, version))
+    by_item: dict[str, list[Transcript]] = defaultdict(list)
+    by_entrant: dict[str, list[Transcript]] = defaultdict(list)
+    for run in version.runs:
+        view.runs[run.id] = run
+        for e in run.entrants:
+            view.entrants.setdefault(e.id, e)
+        for t in run.transcripts:
+            view.transcripts[t.id] = t
+            by_item[t.item_id].append(t)
+            by_entrant[t.entrant_id].append(t)
+            view.summaries[t.id] = summarise(bench.system, view.scored.transcripts.get(t.id), t)
+    view.by_item, view.by_entrant = dict(by_item), dict(by_entrant)
+    view.colours = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(sorted(view.entrants))}
+    return view
+
+
+def summarise(system: str, result: Any, t: Transcript) -> Summary:
+    """One short, honest line per transcript for lists and side-by-side views."""
+    if system == "uzbek-pack":
+        if t.status in ("missing", "not_run"):
+            return Summary("ungraded: no response collected", "missing")
+        if t.status == "error":
+            return Summary(f"ungraded: error ({t.error})", "missing")
+        label = {"pass": "pass", "fail": "fail", "needs_review": "needs review", "ungraded": "ungraded"}[result.outcome]
+        state = {"pass": "pass", "fail": "fail", "needs_review": "review", "ungraded": "missing"}[result.outcome]
+        return Summary(label + (" (truncated)" if t.truncated else ""), state)
+    if system == "dual-layer":
+        state = {"pass": "pass", "fail": "fail", "in_progress": "missing", "invalid": "review", "missing": "missing"}
+        return Summary(result.summary, state[result.status], float(result.final_global or 0))
+    # tuckerbench
+    if t.status == "error":
+        return Summary(f"missing: {t.turns[-1].error}", "missing")
+    if t.status in ("missing", "in_progress"):
+        return Summary("missing: transcript " + ("not collected" if t.status == "missing" else "unfinished"), "missing")
+    if result.score is None:
+        states = ", ".join(f"{j}: {s.replace('_', ' ')}" for j, s in result.judge_state.items() if s != "ok")
+        return Summary(f"not fully judged ({states})", "partial")
+    extra = " · empty output" if result.empty else (" · truncated" if result.truncated else "")
+    return Summary(f"{result.score:.2f} / 10{extra}", "score", result.score)
+
+
+def paginate(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int]:
+    pages = max(1, -(-len(items) // size))
+    return items[(page - 1) * size : page * size], pages

@@ -1,0 +1,63 @@
+"""Untrusted text stays text: escaping, visible invisible characters, and safe Markdown.
+
+Every string from a run is written out through these functions (or Jinja's autoescape). Nothing from a run is ever
+emitted as markup.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+
+# Characters a reader cannot see or that change text direction: shown with a marker naming the code point.
+_VISIBLE_NAMES = {"\r": "CARRIAGE RETURN", "\t": None, "\n": None}
+
+
+def needs_marker(ch: str) -> bool:
+    if ch in ("\n", "\t"):
+        return False
+    cat = unicodedata.category(ch)
+    if cat in ("Cf", "Cc", "Co", "Cn", "Zl", "Zp"):
+        return True
+    return cat == "Zs" and ch != " "
+
+
+def code_point_name(ch: str) -> str:
+    return unicodedata.name(ch, _VISIBLE_NAMES.get(ch) or "UNNAMED")
+
+
+def show_text(text: str | None) -> Markup:
+    """Escape text and mark each invisible or direction-changing character without removing it.
+
+    The character itself stays in the page, isolated in its own span so a direction override cannot reorder the text
+    around it; a visible marker names its code point.
+    """
+    if text is None:
+        return Markup("")
+    out: list[str] = []
+    for ch in text:
+        if needs_marker(ch):
+            label = f"U+{ord(ch):04X} {code_point_name(ch)}"
+            out.append(
+                f'<span class="cp" title="{escape(label)}"><span class="cp-mark" aria-hidden="true">'
+                f'[U+{ord(ch):04X}]</span><span class="cp-char">{escape(ch)}</span>'
+                f'<span class="visually-hidden">({escape(label)})</span></span>'
+            )
+        else:
+            out.append(str(escape(ch)))
+    return Markup("".join(out))
+
+
+def count_markers(text: str | None) -> int:
+    return sum(needs_marker(ch) for ch in text or "")
+
+
+# Raw HTML off; markdown-it's validateLink already refuses javascript:, vbscript:, file: and non-image data: URLs.
+_md = MarkdownIt("js-default", {"typographer": False}).enable("table")
+
+
+def markdown(text: str) -> Markup:
+    """Render Markdown from content/ (the benchmark author's own text) with HTML disabled."""
+    return Markup(_md.render(text))
