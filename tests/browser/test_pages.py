@@ -1,0 +1,191 @@
+"""The built site in a real browser, served from a sub-path like GitHub Pages."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+from html.parser import HTMLParser
+from urllib.error import HTTPError
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+PAGE_TYPES = {
+    "home": "",
+    "leaderboard": "tuckerbench/v1-pilot/",
+    "pack leaderboard": "uzbek-pack/0.1.0/",
+    "breakdown": "tuckerbench/v1-pilot/breakdown/",
+    "entrant": "tuckerbench/v1-pilot/entrants/gamma/",
+    "items": "uzbek-pack/0.1.0/items/",
+    "item": "uzbek-pack/0.1.0/items/017/",
+    "transcripts": "halees-dual-layer/halees-dual-layer-v1/transcripts/",
+    "transcript": "tuckerbench/v1-pilot/t/demo-pilot-run1--beta--s6-explain-dns--r2/",
+    "pack transcript": "uzbek-pack/0.1.0/t/demo-model-a-run1--020--a1/",
+    "rubric transcript": "halees-dual-layer/halees-dual-layer-v1/t/demo-system-x--T3/",
+    "methodology": "tuckerbench/v1-pilot/methodology/",
+    "limitations": "uzbek-pack/0.1.0/limitations/",
+    "search": "search/",
+}
+
+
+class Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value:
+                self.links.append(value)
+
+
+def fetch(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.headers.get_content_type(), r.read().decode("utf-8", "replace")
+    except HTTPError as e:
+        return e.code, "", ""
+
+
+def test_navigation_across_every_page_type(page, site_url):
+    page.goto(site_url)
+    page.get_by_role("link", name="1.0.0").count()  # the page loaded and is queryable
+    page.click("text=v1-pilot")
+    assert page.url == site_url + "tuckerbench/v1-pilot/"
+    page.click("text=Demo Entrant Gamma")
+    assert "/entrants/gamma/" in page.url
+    page.click("table >> text=Explain DNS >> nth=0")
+    assert "/t/demo-pilot-run1--gamma--s6-explain-dns" in page.url
+    page.click("text=all responses to this item")
+    assert page.url.endswith("/items/s6-explain-dns/")
+    for name, path in (
+        ("Methodology", "methodology/"),
+        ("Limitations", "limitations/"),
+        ("Breakdown", "breakdown/"),
+        ("Transcripts", "transcripts/"),
+        ("Items", "items/"),
+        ("Leaderboard", ""),
+    ):
+        page.get_by_role("navigation", name="TuckerBench").get_by_role("link", name=name, exact=True).click()
+        assert page.url == site_url + "tuckerbench/v1-pilot/" + path
+    page.click("text=Search")
+    assert page.url == site_url + "search/"
+
+
+def test_every_internal_link_resolves(site_url):
+    """Crawl the whole site from its root over HTTP, as a visitor's browser would resolve each link."""
+    seen: set[str] = set()
+    queue = [site_url]
+    checked = 0
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        status, ctype, body = fetch(url)
+        assert status == 200, f"{url} answered {status}"
+        checked += 1
+        if ctype != "text/html":
+            continue
+        parser = Links()
+        parser.feed(body)
+        for link in parser.links:
+            target = urldefrag(urljoin(url, link))[0]
+            if urlparse(target).netloc != urlparse(site_url).netloc:
+                pytest.fail(f"{url} links outside the site: {link}")
+            assert target.startswith(site_url), f"{url}: {link} escapes the sub-path"
+            if target not in seen:
+                queue.append(target)
+    assert checked > 150
+
+
+def test_404_page_is_served_and_styled_from_a_deep_missing_path(page, site_url):
+    response = page.goto(site_url + "no/such/page/")
+    assert response.status == 404
+    assert page.get_by_role("heading", name="Page not found").is_visible()
+
+
+def test_nothing_is_fetched_from_another_host(page, site_url):
+    origin = urlparse(site_url).netloc
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    for path in PAGE_TYPES.values():
+        page.goto(site_url + path)
+    page.goto(site_url + "search/")
+    page.fill("#q", "Louvre")
+    page.click("button[type=submit]")
+    page.wait_for_selector("[data-search-results] li")
+    foreign = [u for u in requests if urlparse(u).netloc != origin and not u.startswith("data:")]
+    assert not foreign
+
+
+def test_charts_are_inline_svg_with_a_text_alternative(page, site_url):
+    page.goto(site_url + "tuckerbench/v1-pilot/breakdown/")
+    charts = page.locator("figure.chart svg[role=img]")
+    assert charts.count() == 2
+    assert page.locator("figure.chart figcaption").first.inner_text().startswith("Per-dimension scores")
+
+
+def test_search_returns_a_known_transcript(page, site_url):
+    page.goto(site_url + "search/")
+    page.fill("#q", "Louvre")
+    page.click("button[type=submit]")
+    page.wait_for_selector("[data-search-results] li a")
+    links = page.locator("[data-search-results] li a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert any("/repo/tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--" in h for h in hrefs), hrefs
+    links.first.click()
+    assert "Demo Entrant Gamma" in page.content()
+
+
+def test_tables_sort_when_a_header_is_clicked(page, site_url):
+    page.goto(site_url + "tuckerbench/v1-pilot/")
+
+    def labels():
+        return [t.strip() for t in page.locator("table.leaderboard tbody th a").all_inner_texts()]
+
+    assert labels()[0] == "Demo Entrant Alpha"
+    page.get_by_role("button", name="Entrant").click()
+    assert labels() == sorted(labels())
+    page.get_by_role("button", name="Entrant").click()
+    assert labels() == sorted(labels(), reverse=True)
+
+
+@pytest.mark.parametrize("name", list(PAGE_TYPES))
+def test_axe_finds_no_wcag_aa_violations(page, site_url, name):
+    page.goto(site_url + PAGE_TYPES[name])
+    results = Axe().run(
+        page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
+    )
+    violations = [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]]
+    assert not violations, violations
+
+
+@pytest.mark.parametrize("name", ["leaderboard", "item", "transcript", "rubric transcript", "entrant"])
+def test_usable_at_375_px_without_horizontal_page_scroll(chromium_browser, site_url, name):
+    context = chromium_browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    page.goto(site_url + PAGE_TYPES[name])
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    context.close()
+
+
+def test_content_is_readable_with_javascript_off(chromium_browser, site_url):
+    context = chromium_browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "uzbek-pack/0.1.0/")
+    assert page.locator("table.leaderboard tbody tr").count() == 3
+    page.goto(site_url + "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s4-kettle--r1/")
+    assert page.locator(".turn").count() == 12
+    page.goto(site_url + "search/")
+    assert "Search needs JavaScript" in page.content()
+    context.close()
+
+
+def test_print_style_hides_navigation_and_keeps_transcript(page, site_url):
+    page.goto(site_url + PAGE_TYPES["transcript"])
+    page.emulate_media(media="print")
+    assert not page.locator(".site-header").is_visible()
+    assert page.locator(".turn").first.is_visible()
+    assert re.search(r"phone book", page.locator(".turn-truncated").inner_text())

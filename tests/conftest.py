@@ -1,0 +1,40 @@
+"""Shared fixtures: the real demo content and runs, copies of them to break on purpose, and the built site."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from helpers import RUNS, load  # noqa: E402
+
+from site_src.readers.project import Project  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def demo() -> Project:
+    project = load(RUNS)
+    assert not project.problems.errors, project.problems.errors
+    return project
+
+
+@pytest.fixture
+def runs_copy(tmp_path: Path) -> Path:
+    """A private copy of the demo runs folder, named 'runs' like the real one."""
+    dest = tmp_path / "runs"
+    shutil.copytree(RUNS, dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory, demo: Project) -> Path:
+    """The demo site, built once for the session exactly as `build.py` builds it."""
+    from site_src.site.build import build_site
+
+    out = tmp_path_factory.mktemp("build") / "_site"
+    assert build_site(demo, out) == 0
+    return out

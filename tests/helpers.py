@@ -1,0 +1,42 @@
+"""Helpers shared by the tests: paths, loading, and editing copies of run files."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from site_src.problems import Problems  # noqa: E402
+from site_src.readers.project import Project, load_project  # noqa: E402
+
+CONTENT = ROOT / "content"
+RUNS = ROOT / "runs"
+
+
+def load(runs: Path, content: Path = CONTENT) -> Project:
+    return load_project(content, [runs], Problems())
+
+
+def edit_jsonl(path: Path, line: int, change: Callable[[dict[str, Any]], None]) -> None:
+    """Apply change() to the record on a 1-based line of a JSONL file."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    record = json.loads(lines[line - 1])
+    change(record)
+    lines[line - 1] = json.dumps(record, ensure_ascii=False)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def edit_json(path: Path, change: Callable[[Any], None]) -> None:
+    value = json.loads(path.read_text(encoding="utf-8"))
+    change(value)
+    path.write_text(json.dumps(value, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def messages(project: Project, severity: str = "error") -> list[str]:
+    return [str(p) for p in project.problems.items if p.severity == severity]

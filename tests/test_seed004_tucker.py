@@ -1,0 +1,198 @@
+"""Seed 004 (TuckerBench): weights, renormalisation, judges, groups, completeness, missing vs zero, versions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import edit_json, load, messages
+
+from site_src.scoring.dispatch import score_version
+from site_src.scoring.tucker import overall, weighted_score
+
+
+@pytest.fixture
+def tucker(demo):
+    bench = demo.benchmark("tuckerbench")
+    version = bench.versions[0]
+    return version, score_version(bench, version)
+
+
+def rows(scored):
+    return {r.entrant_id: r for r in scored.leaderboard.rows}
+
+
+def test_seed004_dimension_weights_come_from_the_pilot_settings(tucker):
+    version, _ = tucker
+    assert {d.id: d.weight for d in version.definition.dimensions} == {
+        "fidelity": 40,
+        "comic_invention": 25,
+        "naturalness": 15,
+        "conversational_fit": 10,
+        "persistence": 10,
+    }
+
+
+def test_seed004_single_responses_omit_persistence_and_renormalise(tucker):
+    version, _ = tucker
+    d = version.definition
+    scores = {"fidelity": 10, "comic_invention": 0, "naturalness": 0, "conversational_fit": 0}
+    assert weighted_score(scores, "single", d) == pytest.approx(10 * 40 / 90)
+    conv = {**scores, "persistence": 0}
+    assert weighted_score(conv, "conversation", d) == pytest.approx(10 * 40 / 100)
+
+
+def test_seed004_overall_is_one_third_single_two_thirds_conversation_out_of_100(tucker):
+    version, _ = tucker
+    assert overall({"single": 3.0, "conversation": 6.0}, version.definition) == pytest.approx(50.0)
+
+
+def test_seed004_two_judges_averaged_per_transcript(tucker):
+    version, scored = tucker
+    run = version.runs[0]
+    t = next(t for t in run.transcripts if t.entrant_id == "alpha" and t.item_id == "s3-bug-correction")
+    r = scored.transcripts[t.id]
+    assert r.score == pytest.approx(sum(r.by_judge.values()) / 2)
+
+
+def test_seed004_each_conversation_weighs_the_same_whatever_its_turn_count(tucker):
+    version, scored = tucker
+    es = scored.tables["entrants"]["demo-pilot-run1--alpha"]
+    convs = [
+        scored.transcripts[t.id].score
+        for t in version.runs[0].transcripts
+        if t.entrant_id == "alpha" and scored.transcripts[t.id].kind == "conversation"
+    ]
+    assert es.groups["conversation"][0] == pytest.approx(sum(convs) / len(convs))
+
+
+def test_seed004_recomputed_overall_matches_a_hand_computation(tucker):
+    version, scored = tucker
+    judg = {(j.judge_id, j.target_id): j.scores for j in version.runs[0].judgments}
+    w = {"fidelity": 40, "comic_invention": 25, "naturalness": 15, "conversational_fit": 10, "persistence": 10}
+    groups = {"single": [], "conversation": []}
+    for t in version.runs[0].transcripts:
+        if t.entrant_id != "beta":
+            continue
+        kind = version.item(t.item_id).kind
+        per_judge = []
+        for judge in ("judge-k", "judge-q"):
+            s = judg[(judge, t.id)]
+            per_judge.append(sum(w[k] * v for k, v in s.items()) / sum(w[k] for k in s))
+        groups[kind].append(sum(per_judge) / 2)
+    expected = 10 * (
+        sum(groups["single"]) / len(groups["single"]) / 3
+        + 2 * sum(groups["conversation"]) / len(groups["conversation"]) / 3
+    )
+    assert rows(scored)["beta"].score == pytest.approx(expected)
+
+
+def test_seed004_complete_score_only_when_every_transcript_and_judgment_is_present(tucker):
+    _, scored = tucker
+    gamma = rows(scored)["gamma"]
+    assert not gamma.complete and gamma.score is None and gamma.rank is None
+    assert gamma.score_text.startswith("partial")
+    assert rows(scored)["alpha"].rank == 1
+
+
+def test_seed004_provider_errors_and_exhausted_quotas_are_missing_not_zero(tucker):
+    version, scored = tucker
+    t = next(t for t in version.runs[0].transcripts if t.entrant_id == "gamma" and t.status == "error")
+    assert "quota_exhausted" in t.turns[-1].error
+    assert scored.transcripts[t.id].score is None
+    es = scored.tables["entrants"]["demo-pilot-run1--gamma"]
+    assert es.groups["conversation"][1:] == (6, 8)  # two transcripts not averaged in as zero
+
+
+def test_seed004_judge_parse_failure_is_missing_not_retried(tucker):
+    version, scored = tucker
+    failed = [j for j in version.runs[0].judgments if j.parse_status == "failed"]
+    assert len(failed) == 1
+    r = scored.transcripts[failed[0].target_id]
+    assert r.judge_state["judge-q"] == "parse_failed" and r.score is None
+
+
+def test_seed004_empty_completion_is_kept_as_an_empty_performance(tucker):
+    version, scored = tucker
+    t = next(
+        t
+        for t in version.runs[0].transcripts
+        if t.entrant_id == "beta" and t.item_id == "s2-meeting-invite" and t.attempt == 1
+    )
+    assert t.turns[-1].content == "" and t.turns[-1].state == "empty"
+    assert scored.transcripts[t.id].score is not None and scored.transcripts[t.id].empty
+
+
+def test_seed004_token_limit_completion_kept_visible_and_flagged(tucker):
+    version, scored = tucker
+    t = next(t for t in version.runs[0].transcripts if t.truncated)
+    turn = next(x for x in t.turns if x.state == "truncated")
+    assert turn.stop_reason == "length" and turn.content
+    assert any(f.code == "truncated" for f in rows(scored)[t.entrant_id].flags)
+
+
+def test_seed004_outright_refusal_earns_zero(tucker):
+    _, scored = tucker
+    assert rows(scored)["delta"].score == 0
+
+
+def test_seed004_same_family_judgments_flagged_and_included(tucker):
+    _, scored = tucker
+    assert any(f.code == "same_family_judge" for f in rows(scored)["alpha"].flags)
+    assert not any(f.code == "same_family_judge" for f in rows(scored)["beta"].flags)
+
+
+def test_seed004_settings_a_transport_did_not_honour_are_flagged(tucker):
+    _, scored = tucker
+    assert any(f.code == "transport" for f in rows(scored)["beta"].flags)
+
+
+def test_seed004_stored_aggregate_disagreeing_is_a_discrepancy(tucker):
+    _, scored = tucker
+    fields = {(d.record, d.field) for d in scored.leaderboard.discrepancies}
+    assert ("entrant alpha", "overall") in fields and ("entrant gamma", "complete") in fields
+
+
+def test_seed004_changed_frozen_inputs_are_a_different_version(runs_copy, tmp_path):
+    def change(m):
+        m["files"]["prompts/judge.md"] = "sha256:" + "0" * 64
+        from site_src.readers.content import files_hash
+
+        m["content_hash"] = files_hash(m["files"])
+
+    edit_json(runs_copy / "tuckerbench/demo-pilot-run1/manifest.json", change)
+    project = load(runs_copy)
+    assert any("a changed evaluation is a new version" in m and "prompts/judge.md" in m for m in messages(project))
+    assert not project.benchmark("tuckerbench").versions[0].runs
+
+
+def test_seed004_private_answer_key_is_kept_apart_from_the_run(demo):
+    version = demo.benchmark("tuckerbench").versions[0]
+    run = version.runs[0]
+    assert "private/answer-key.json" not in run.public_files
+    assert "private/answer-key.json" in run.ignored_files
+    key = version.private_keys[run.id]
+    assert len(key.sides) == 12 == len(run.human_pairs)
+    assert not any(hasattr(p, "entrant") for p in run.human_pairs)
+
+
+def test_seed004_auth_files_and_private_keys_are_never_public(demo):
+    run = demo.benchmark("tuckerbench").versions[0].runs[0]
+    assert {"auth.json", "private/id_ed25519"} <= set(run.ignored_files)
+    assert not {"auth.json", "private/id_ed25519"} & set(run.public_files)
+
+
+def test_seed004_pilot_shape_two_repetitions_of_six_scenarios(demo):
+    version = demo.benchmark("tuckerbench").versions[0]
+    kinds = [i.kind for i in version.items]
+    assert kinds.count("single") == 2 and kinds.count("conversation") == 4
+    assert all(5 <= len(i.user_turns) <= 6 for i in version.items if i.kind == "conversation")
+    per_entrant = [t for t in version.runs[0].transcripts if t.entrant_id == "alpha"]
+    assert len(per_entrant) == 12
+
+
+def test_seed004_user_turns_must_follow_the_frozen_script(runs_copy):
+    path = runs_copy / "tuckerbench/demo-pilot-run1/transcripts/alpha/s4-kettle.r1.json"
+    edit_json(path, lambda t: t["turns"][0].update(content="Something else entirely"))
+    assert any("user turns differ" in m for m in messages(load(runs_copy)))
+    assert json.loads(path.read_text())["turns"][0]["content"] == "Something else entirely"

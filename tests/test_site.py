@@ -1,0 +1,184 @@
+"""The site's views and templates through the Flask test client, and the frozen output on disk."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from site_src.site.app import create_app, relative
+from site_src.site.release import build_release
+from site_src.site.text import show_text
+
+
+@pytest.fixture(scope="module")
+def client(demo):
+    return create_app(build_release(demo)).test_client()
+
+
+def html(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.get_data(as_text=True)
+
+
+PAGE_TYPES = [
+    "/",
+    "/uzbek-pack/0.1.0/",
+    "/uzbek-pack/0.1.0/breakdown/",
+    "/uzbek-pack/0.1.0/entrants/demo-model-b/",
+    "/uzbek-pack/0.1.0/items/017/",
+    "/uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/",
+    "/uzbek-pack/0.1.0/methodology/",
+    "/uzbek-pack/0.1.0/limitations/",
+    "/uzbek-pack/0.1.0/transcripts/",
+    "/uzbek-pack/0.1.0/items/",
+    "/halees-dual-layer/halees-dual-layer-v1/t/demo-system-x--T2/",
+    "/tuckerbench/v1-pilot/",
+    "/tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s5-bad-day--r2/",
+    "/tuckerbench/v1-pilot/items/s3-bug-correction/",
+    "/tuckerbench/v1-pilot/methodology/",
+    "/search/",
+    "/404.html",
+]
+
+
+@pytest.mark.parametrize("url", PAGE_TYPES)
+def test_every_page_type_carries_the_demo_banner_and_generator(client, url):
+    page = html(client, url)
+    assert "Demo data." in page and "No model was run" in page
+    assert "Built with evalboard" in page
+
+
+@pytest.mark.parametrize("url", [u for u in PAGE_TYPES if u.count("/") > 2 and "search" not in u and "404" not in u])
+def test_every_benchmark_page_names_its_version(client, url):
+    page = html(client, url)
+    version = url.split("/")[2]
+    assert f"version {version}" in page
+
+
+def test_relative_links_work_from_any_depth():
+    assert relative("/uzbek-pack/0.1.0/", "/uzbek-pack/0.1.0/t/x/") == "../../"
+    assert relative("/static/style.css", "/uzbek-pack/0.1.0/t/x/") == "../../../../static/style.css"
+    assert relative("/", "/") == "./"
+    assert relative("/index.json", "/") == "index.json"
+    assert relative("/a/b/", "/a/") == "b/"
+
+
+def test_no_absolute_internal_links_in_pages(client):
+    for url in PAGE_TYPES[:-1]:
+        for target in re.findall(r'(?:href|src)="([^"]+)"', html(client, url)):
+            assert not target.startswith("/"), (url, target)
+            assert not target.startswith("http"), (url, target)
+
+
+def test_leaderboard_never_ranks_or_fully_scores_an_incomplete_entrant(client):
+    page = html(client, "/tuckerbench/v1-pilot/")
+    gamma = next(row for row in page.split("<tr") if "Demo Entrant Gamma" in row)
+    assert "not ranked: incomplete" in gamma and "partial 57.1" in gamma
+    assert "/ 100 from" not in gamma
+
+
+def test_leaderboard_shows_counts_coverage_flags_and_discrepancies(client):
+    page = html(client, "/uzbek-pack/0.1.0/")
+    assert "21 / 24 · 88%" in page
+    assert "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 cases under review" in page
+    assert "1 missing; 1 errored; 1 ungraded; 1 under review" in page
+    assert 'href="limitations/#truncated"' in page
+    assert "grading.outcome" in page and "Discrepancies with stored figures" in page
+    assert "This benchmark makes no ranking claims" in page
+
+
+def test_flags_link_to_generated_caveats(client):
+    page = html(client, "/tuckerbench/v1-pilot/limitations/")
+    for anchor in ("incomplete", "same_family_judge", "transport", "discrepancy", "truncated", "empty", "sample-size"):
+        assert f'id="{anchor}"' in page
+    assert "Demo Judge Q is of the entrant&#39;s own family" in page
+
+
+def test_item_page_shows_every_response_side_by_side(client):
+    page = html(client, "/tuckerbench/v1-pilot/items/s1-code-review/")
+    assert page.count('class="response-card"') == 8  # 4 entrants x 2 repetitions
+    page = html(client, "/uzbek-pack/0.1.0/items/004/")
+    assert page.count('class="response-card"') == 3
+    assert "expected U+02BC, got U+2019" in page
+
+
+def test_transcript_page_shows_states_usage_judges_and_permalinks(client):
+    page = html(client, "/tuckerbench/v1-pilot/t/demo-pilot-run1--beta--s6-explain-dns--r2/")
+    assert "truncated at the token limit" in page and "stop reason: length" in page
+    assert "output tokens 700" in page and 'id="turn-8"' in page and 'href="#turn-8"' in page
+    assert page.count('class="judgment"') == 2 and "Rationale" in page
+    page = html(client, "/tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s5-bad-day--r2/")
+    assert "quota_exhausted: 429: monthly quota exhausted" in page and "missing, never as zero" in page
+
+
+def test_pack_transcript_shows_checks_reviewer_and_revision_history(client):
+    page = html(client, "/uzbek-pack/0.1.0/t/demo-model-a-run1--020--a1/")
+    assert "Grading history" in page and "Adjudication" in page and "demo-reviewer-1" in page
+    page = html(client, "/uzbek-pack/0.1.0/t/demo-model-a-run1--001--a1/")
+    assert "Reviewer" in page and "comparator" in page
+
+
+def test_methodology_renders_frozen_inputs(client):
+    page = html(client, "/tuckerbench/v1-pilot/methodology/")
+    for text in (
+        "Persona prompt",
+        "Judge instructions",
+        "Diagnostic calibration responses",
+        "config/pilot.json",
+        "Fidelity",
+        "40.0%",
+    ):
+        assert text in page
+    assert "U+02BB" in html(client, "/uzbek-pack/0.1.0/methodology/")
+
+
+def test_unknown_pages_answer_404(client):
+    assert client.get("/uzbek-pack/9.9.9/").status_code == 404
+    assert client.get("/uzbek-pack/0.1.0/t/nope/").status_code == 404
+
+
+def test_show_text_escapes_and_marks_invisible_characters():
+    out = str(show_text("a\u200bb<i>\u202e"))
+    assert "&lt;i&gt;" in out and "<i>" not in out
+    assert "[U+200B]" in out and "[U+202E]" in out
+    assert "\u200b" in out and "\u202e" in out  # marked, not removed
+
+
+# ---- the frozen output
+def test_build_writes_every_page_type(built_site: Path):
+    for url in PAGE_TYPES:
+        path = built_site / url.strip("/") / ("" if url.endswith(".html") else "index.html")
+        assert path.is_file(), url
+    assert (built_site / "pagefind" / "pagefind.js").is_file()
+    assert (built_site / "static" / "style.css").is_file()
+
+
+def test_release_index_lists_versions_runs_and_transcript_downloads(built_site: Path):
+    index = json.loads((built_site / "index.json").read_text(encoding="utf-8"))
+    assert index["demo"] is True
+    tucker = next(b for b in index["benchmarks"] if b["id"] == "tuckerbench")
+    transcripts = tucker["versions"][0]["transcripts"]
+    assert len(transcripts) == 48
+    for rel in list(transcripts.values())[:5]:
+        assert (built_site / rel).is_file()
+
+
+def test_downloads_are_machine_readable(built_site: Path):
+    board = json.loads((built_site / "uzbek-pack/0.1.0/data/leaderboard.json").read_text(encoding="utf-8"))
+    assert board["demo"] and {r["label"] for r in board["rows"]} >= {"Demo Model A · demo-model-a-run1"}
+    csv_text = (built_site / "tuckerbench/v1-pilot/data/leaderboard.csv").read_text(encoding="utf-8")
+    assert csv_text.splitlines()[0].startswith("rank,entrant,label")
+    spec = json.loads((built_site / "tuckerbench/v1-pilot/charts/dimensions.vl.json").read_text(encoding="utf-8"))
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+    assert "<svg" in (built_site / "tuckerbench/v1-pilot/charts/dimensions.svg").read_text(encoding="utf-8")
+
+
+def test_transcript_page_stays_small(built_site: Path):
+    sizes = sorted(p.stat().st_size for p in built_site.glob("tuckerbench/v1-pilot/t/*/index.html"))
+    six_turn = built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s4-kettle--r1/index.html"
+    assert six_turn.stat().st_size < 40_000
+    assert sizes[-1] < 60_000
