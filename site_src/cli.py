@@ -47,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--out", default="_site", help="output folder (default: _site)")
         p.add_argument("--base-path", default="/", help="site path on its host, e.g. /repo/ (used by the 404 page)")
         p.add_argument("--no-search", action="store_true", help="skip the search index")
+        p.add_argument(
+            "--redact-secrets",
+            action="store_true",
+            help="publish with each possible secret replaced by a visible marker (default: refuse to build)",
+        )
     args = parser.parse_args(argv)
     command = args.command or "build"
     if command == "check":
@@ -71,7 +76,13 @@ def main(argv: list[str] | None = None) -> int:
         if _print_problems(project, args.strict):
             print("nothing was written", file=sys.stderr)
             return 1
-        return build_site(project, Path(args.out), base_path=args.base_path, search=not args.no_search)
+        return build_site(
+            project,
+            Path(args.out),
+            base_path=args.base_path,
+            search=not args.no_search,
+            redact_secrets=args.redact_secrets,
+        )
     if command == "serve":
         from .site.preview import serve
 

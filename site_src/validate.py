@@ -61,3 +61,21 @@ def _message(err: Any) -> str:
     if err.validator == "anyOf" and isinstance(err.instance, dict) and "unavailable" not in err.instance:
         return f"has the wrong shape: {err.message[:160]}"
     return err.message[:300]
+
+
+def prune(value: Any, schema: str) -> Any:
+    """A copy of value keeping only the fields its schema defines, wherever the schema closes an object."""
+    root = validator(schema).schema
+    return _prune(value, root, root)
+
+
+def _prune(value: Any, node: dict[str, Any], root: dict[str, Any]) -> Any:
+    if "$ref" in node and node["$ref"].startswith("#/$defs/"):
+        node = root["$defs"][node["$ref"].split("/")[-1]]
+    if isinstance(value, dict) and "properties" in node:
+        props = node["properties"]
+        closed = node.get("additionalProperties") is False
+        return {k: _prune(v, props[k], root) if k in props else v for k, v in value.items() if k in props or not closed}
+    if isinstance(value, list) and isinstance(node.get("items"), dict):
+        return [_prune(v, node["items"], root) for v in value]
+    return value

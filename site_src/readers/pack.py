@@ -8,7 +8,7 @@ from typing import Any
 from ..jsonio import read_jsonl
 from ..model import Benchmark, Entrant, GradingRevision, PackGrading, Run, Transcript, Turn
 from ..problems import Problems
-from ..validate import check
+from ..validate import check, prune
 
 PUBLIC_FILES = ("metadata.json", "responses.jsonl")
 
@@ -28,6 +28,7 @@ def read_pack_run(
     meta_rel = f"{rel}/metadata.json"
     if not check(meta, "pack-metadata", meta_rel, None, problems):
         return None
+    meta = prune(meta, "pack-metadata")  # unknown fields were warned about; they are never published
     version = next((v for v in bench.versions if v.id == meta["pack_version"]), None)
     if version is None:
         problems.error(

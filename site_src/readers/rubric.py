@@ -14,7 +14,7 @@ from ..definitions import RubricDefinition
 from ..jsonio import read_json, read_text
 from ..model import Benchmark, Entrant, Iteration, RubricGrading, Run, Transcript, Turn
 from ..problems import InputError, Problems
-from ..validate import check
+from ..validate import check, prune
 
 _ITER = re.compile(r"^tasks/([A-Za-z0-9._-]+)/iteration-([1-9][0-9]*)\.(output\.txt|grading\.json|grading\.md)$")
 _MD_LINE = re.compile(r"^\s*[-*]\s+([A-Za-z_]+)\s*:\s*(.*?)\s*$")
@@ -64,6 +64,7 @@ def read_rubric_run(
     meta_rel = f"{rel}/run.json"
     if not check(meta, "rubric-run", meta_rel, None, problems):
         return None
+    meta = prune(meta, "rubric-run")  # unknown fields were warned about; they are never published
     version = next((v for v in bench.versions if v.id == meta["rubric_version"]), None)
     if version is None:
         problems.error(meta_rel, f"no definition of rubric version {meta['rubric_version']!r}", None, "rubric_version")

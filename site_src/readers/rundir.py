@@ -17,7 +17,7 @@ from ..problems import Problems
 # metadata file name -> format family
 RUN_MARKERS = {"metadata.json": "uzbek-pack", "run.json": "dual-layer", "manifest.json": "tuckerbench"}
 
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,120}$")
 
 
 def find_run_dirs(root: Path, problems: Problems, label: str = "runs") -> list[Path]:

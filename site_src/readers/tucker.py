@@ -17,7 +17,7 @@ from ..jsonio import read_json, read_jsonl
 from ..model import Benchmark, Entrant, HumanPair, Judge, Judgment, PrivateKey, Run, Transcript, Turn
 from ..problems import InputError, Problems
 from ..readers.content import files_hash
-from ..validate import check
+from ..validate import check, prune
 
 ANSWER_KEY = "private/answer-key.json"
 _TRANSCRIPT = re.compile(r"^transcripts/([A-Za-z0-9._-]+)/([A-Za-z0-9_-]+)\.r([1-9][0-9]*)\.json$")
@@ -35,6 +35,7 @@ def read_tucker_run(
     meta_rel = f"{rel}/manifest.json"
     if not check(meta, "tucker-manifest", meta_rel, None, problems):
         return None
+    meta = prune(meta, "tucker-manifest")  # unknown fields were warned about; they are never published
     if files_hash(meta["files"]) != meta["content_hash"]:
         problems.error(meta_rel, "content_hash does not match the manifest's own file list", None, "content_hash")
         return None

@@ -15,8 +15,11 @@ from pathlib import Path
 
 from flask_frozen import Freezer
 
+from .. import GENERATOR
 from ..readers.project import Project
+from ..secretscan import Finding
 from .app import create_app
+from .publish import scan_output, scan_release, sources_for
 from .release import Release, build_release, paginate
 
 
@@ -79,35 +82,54 @@ def index_for_search(site: Path) -> None:
         raise RuntimeError(f"search indexing failed: {result.stderr.strip() or result.stdout.strip()}")
 
 
-def write_manifest(site: Path, release: Release) -> None:
-    """Every published file with its SHA-256, and the run files the release was built from."""
+def write_manifest(site: Path, release: Release, redactions: list[Finding]) -> None:
+    """Every published file with its SHA-256 and the run files it came from, and every redaction made."""
     files = {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         rel = path.relative_to(site).as_posix()
-        files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    sources = sorted(
-        f"{run.path}/{f}" for view in release.views for run in view.runs.values() for f in run.public_files
-    )
-    manifest = {"files": files, "sources": sources, "not_published": [f for f, _ in release.ignored]}
-    (site / "publish-manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        files[rel] = {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "sources": sources_for(release, rel)}
+    manifest = {
+        "generator": GENERATOR,
+        "files": files,
+        "redactions": [{"file": f.file, "record": f.record, "field": f.field, "rule": f.rule} for f in redactions],
+    }
+    text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    (site / "publish-manifest.json").write_text(text, encoding="utf-8")
 
 
-def build_site(project: Project, out: Path, base_path: str = "/", search: bool = True) -> int:
-    release = build_release(project)
+def build_site(
+    project: Project, out: Path, base_path: str = "/", search: bool = True, redact_secrets: bool = False
+) -> int:
+    release = build_release(project)  # scores are computed here, from the text exactly as recorded
+    findings = scan_release(release, redact=redact_secrets)
+    if findings and not redact_secrets:
+        for finding in findings:
+            print(finding, file=sys.stderr)
+        print(
+            f"{len(findings)} possible secret(s) found; nothing was written. Remove them from the runs, or build "
+            "with --redact-secrets to publish with each one replaced by a visible marker.",
+            file=sys.stderr,
+        )
+        return 1
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         urls = freeze(release, tmp, base_path)
+        leaked = scan_output(tmp)
+        if leaked:
+            raise RuntimeError("secret scan of the written files found: " + "; ".join(map(str, leaked)))
         if search:
             index_for_search(tmp)
-        write_manifest(tmp, release)
+        write_manifest(tmp, release, findings)
         _swap(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     pages = sum(1 for u in urls if u.endswith("/") or u.endswith(".html"))
     print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
+    for finding in findings:
+        print(f"redacted: {finding}")
     if release.ignored:
         print(f"not published ({len(release.ignored)} file(s) outside the run formats):")
         for path, why in release.ignored:

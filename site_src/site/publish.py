@@ -1,0 +1,86 @@
+"""What may be published: secret scanning of the release before rendering, a backstop scan of the written files,
+and the provenance of each output file for the publish manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..secretscan import Finding, Scanner, find
+from .release import Release, VersionView
+
+TEXT_SUFFIXES = {".html", ".json", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
+
+
+def scan_release(release: Release, redact: bool) -> list[Finding]:
+    """Scan every string a page or download can show. Scores were computed before, from the original text."""
+    scanner = Scanner(redact)
+    seen: set[int] = set()
+    for view in release.views:
+        bench = view.bench
+        if id(bench) not in seen:
+            seen.add(id(bench))
+            scanner.walk(bench, f"content/{bench.id}", None, "", skip=("versions",))
+        version = view.version
+        scanner.walk(version.items, f"content/{bench.id}/versions/{version.id}", None, "items")
+        scanner.walk(version.definition, f"content/{bench.id}/versions/{version.id}", None, "definition")
+        for run in version.runs:
+            meta_file = f"{run.path}/{_marker(run.format)}"
+            scanner.walk(run.metadata, meta_file, None, "")
+            scanner.walk(run.entrants, meta_file, None, "entrants")
+            scanner.walk(run.judges, meta_file, None, "judges")
+            for name in run.public_files:
+                scanner.text(name, f"{run.path}/{name}", None, "(file name)")
+            scanner.walk(
+                run, meta_file, None, "", skip=("metadata", "entrants", "judges", "public_files", "ignored_files")
+            )
+        _scan_results(scanner, view)
+    for path, _ in release.ignored:  # names only: these files are never read into pages
+        scanner.text(path, path, None, "(file name)")
+    return scanner.findings
+
+
+def _marker(fmt: str) -> str:
+    return {"uzbek-pack-run/1": "metadata.json", "dual-layer-run/1": "run.json"}.get(fmt, "manifest.json")
+
+
+def _scan_results(scanner: Scanner, view: VersionView) -> None:
+    """Derived text (comparison reasons, summaries, row labels) can quote a record: scan it at the record's place."""
+    for tid, result in view.scored.transcripts.items():
+        t = view.transcripts[tid]
+        scanner.walk(result, t.source_file, t.source_record, "(recomputed result)")
+        view.summaries[tid].text = scanner.text(view.summaries[tid].text, t.source_file, t.source_record, "(summary)")
+    for row in view.rows:
+        run = view.runs[row.run_ids[0]]
+        scanner.walk(row, f"{run.path}/{_marker(run.format)}", None, "(leaderboard row)")
+    scanner.walk(view.scored.leaderboard.discrepancies, "(discrepancies)", None, "")
+    scanner.walk(view.scored.tables, "(tables)", None, "")
+
+
+def scan_output(site: Path) -> list[Finding]:
+    """Backstop after rendering: no written text file may match a rule (redaction markers never do)."""
+    findings = []
+    for path in sorted(p for p in site.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for rule in sorted({span[0] for span in find(text)}):
+            findings.append(Finding(path.relative_to(site).as_posix(), None, "(written file)", rule))
+    return findings
+
+
+def sources_for(release: Release, rel: str) -> list[str]:
+    """The run and content files an output file was made from."""
+    parts = rel.split("/")
+    if len(parts) < 3:
+        return []
+    view = release.view(parts[0], parts[1])
+    if view is None:
+        return []
+    if parts[2] == "t" or (parts[2] == "data" and len(parts) > 4 and parts[3] == "t"):
+        tid = parts[3] if parts[2] == "t" else parts[4].removesuffix(".json")
+        t = view.transcripts.get(tid)
+        if t is None:
+            return []
+        out = {t.source_file}
+        out |= {j.source_file for j in view.judgments_for(tid)}
+        out |= {it.output_file for it in t.iterations} | {it.grading_file for it in t.iterations if it.grading_file}
+        return sorted(out)
+    return sorted(f"{run.path}/{f}" for run in view.runs.values() for f in run.public_files)

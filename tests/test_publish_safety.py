@@ -1,0 +1,312 @@
+"""Publishing safely: allowlist, secret scanning, the private answer key, inert markup, exact characters,
+failed builds that lose nothing, and reproducible output."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, edit_json, edit_jsonl, load
+
+from site_src.secretscan import RULES, find, redact
+from site_src.site.build import build_site
+
+TUCKER = "tuckerbench/demo-pilot-run1"
+PACK = "uzbek-pack/demo-model-a-run1"
+
+
+def all_text(site: Path) -> str:
+    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(site.rglob("*")) if p.is_file())
+
+
+def tree_hash(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        h.update(path.relative_to(root).as_posix().encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def build(runs: Path, out: Path, **kw) -> int:
+    project = load(runs)
+    assert not project.problems.errors, project.problems.errors
+    return build_site(project, out, search=False, **kw)
+
+
+# ---- publish by allowlist
+def test_only_files_the_format_defines_are_published(runs_copy, tmp_path, capsys):
+    run = runs_copy / PACK
+    planted = {
+        ".env": "OPENAI_KEY=planted-env-value-123",
+        "_headers": "/*\n  X-Planted: header-value-123",
+        "_redirects": "/* https://planted.example 301",
+        "netlify.toml": "[build]\ncommand='planted-cmd'",
+        "notes.txt": "planted private notes 123",
+        "id_rsa": "planted id_rsa body 123",
+    }
+    for name, text in planted.items():
+        (run / name).write_text(text)
+    assert build(runs_copy, tmp_path / "site") == 0
+    out = tmp_path / "site"
+    text = all_text(out)
+    for name, body in planted.items():
+        assert not (out / name).exists()
+        assert body not in text
+    report = capsys.readouterr().out
+    for name in planted:
+        assert f"runs/{PACK}/{name}: not a file of the run format" in report
+
+
+def test_fields_outside_the_visible_transcript_are_not_published(runs_copy, tmp_path):
+    edit_jsonl(
+        runs_copy / PACK / "responses.jsonl",
+        1,
+        lambda r: r.update(reasoning="PLANTED-HIDDEN-REASONING", billing={"card": "PLANTED-BILLING"}),
+    )
+    edit_json(runs_copy / PACK / "metadata.json", lambda m: m.update(account="PLANTED-ACCOUNT-DATA"))
+    path = runs_copy / TUCKER / "transcripts/alpha/s1-code-review.r1.json"
+    edit_json(
+        path, lambda t: t["turns"][1].update(reasoning_content="PLANTED-COT", request_headers={"x": "PLANTED-HDR"})
+    )
+    assert build(runs_copy, tmp_path / "site") == 0
+    text = all_text(tmp_path / "site")
+    for planted in (
+        "PLANTED-HIDDEN-REASONING",
+        "PLANTED-BILLING",
+        "PLANTED-ACCOUNT-DATA",
+        "PLANTED-COT",
+        "PLANTED-HDR",
+    ):
+        assert planted not in text
+
+
+# ---- secret scanning
+SAMPLES = {
+    "private-key-block": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7planted\n-----END RSA PRIVATE KEY-----",
+    "aws-access-key-id": "AKIAIOSFODNN7PLANTED",
+    "github-token": "ghp_" + "P1anted" * 5 + "x",
+    "anthropic-api-key": "sk-ant-api03-" + "Planted_key-" * 8,
+    "openai-api-key": "sk-proj-" + "PlantedKey0" * 6,
+    "google-api-key": "AIza" + "SyPlanted0123456789abcdefghijklmnop",
+    "slack-token": "xoxb-123456789012-planted-token",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkIn0.c2lnbmF0dXJlLXBsYW50ZWQ",
+    "credentials-in-url": "https://planted_user:planted_pass@example.com/repo.git",
+    "huggingface-token": "hf_" + "Planted0" * 5,
+    "stripe-key": "sk_live_" + "Planted0" * 4,
+}
+
+
+@pytest.mark.parametrize("rule", sorted(SAMPLES))
+def test_secret_rules_find_common_credential_shapes(rule):
+    assert rule in {r for r, _, _ in find(f"look: {SAMPLES[rule]} ok")}
+
+
+def test_secret_split_by_zero_width_characters_is_still_found_and_fully_redacted():
+    key = SAMPLES["github-token"]
+    hidden = key[:6] + "\u200b" + key[6:20] + "\u2060" + key[20:]
+    spans = find(f"token {hidden} end")
+    assert [s[0] for s in spans] == ["github-token"]
+    out = redact(f"token {hidden} end", spans)
+    assert out == "token [REDACTED: github-token] end"
+
+
+def test_private_key_without_end_line_is_redacted_to_the_end():
+    text = "here: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nmore"
+    assert redact(text, find(text)) == "here: [REDACTED: private-key-block]"
+
+
+def test_every_rule_has_a_sample_or_a_unit_test():
+    tested = set(SAMPLES) | {"private-key-block"}
+    assert len(RULES) >= 20 and len(tested) >= 11
+
+
+def plant_secrets(runs: Path) -> None:
+    edit_jsonl(
+        runs / PACK / "responses.jsonl",
+        10,
+        lambda r: r.update(raw_output=r["raw_output"] + " " + SAMPLES["aws-access-key-id"]),
+    )
+    edit_jsonl(
+        runs / PACK / "responses.jsonl",
+        13,
+        lambda r: r["grading"].update(notes="reviewer pasted " + SAMPLES["slack-token"] + " gitleaks:allow"),
+    )
+    path = runs / TUCKER / "transcripts/beta/s4-kettle.r1.json"
+    edit_json(
+        path,
+        lambda t: t["turns"][3].update(
+            content="my key is " + SAMPLES["anthropic-api-key"] + "  # pragma: allowlist secret"
+        ),
+    )
+    judgments = runs / TUCKER / "judgments/judge-k.jsonl"
+    edit_jsonl(
+        judgments, 2, lambda r: r.update(rationale="Saw " + SAMPLES["jwt"][:12] + "\u200b" + SAMPLES["jwt"][12:])
+    )
+    edit_json(runs / TUCKER / "manifest.json", lambda m: m.update(notes="clone " + SAMPLES["credentials-in-url"]))
+
+
+def test_build_refuses_and_names_every_secret_publishing_nothing(runs_copy, tmp_path, capsys):
+    plant_secrets(runs_copy)
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 1
+    assert not out.exists() and not list(tmp_path.glob(".site.tmp-*"))
+    err = capsys.readouterr().err
+    expected = [
+        f"runs/{PACK}/responses.jsonl, line 10 (case_id 010, attempt 1), field turns[1].content: matches rule "
+        "aws-access-key-id",
+        f"runs/{PACK}/responses.jsonl, line 13 (case_id 013, attempt 1), field grading.notes: matches rule slack-token",
+        f"runs/{TUCKER}/transcripts/beta/s4-kettle.r1.json, (whole file), field turns[3].content: matches rule "
+        "anthropic-api-key",
+        f"runs/{TUCKER}/judgments/judge-k.jsonl, line 2",
+        f"runs/{TUCKER}/manifest.json, field notes: matches rule credentials-in-url",
+    ]
+    for line in expected:
+        assert line in err, line
+    assert "nothing was written" in err
+
+
+def test_redact_option_publishes_markers_and_lists_redactions(runs_copy, tmp_path):
+    plant_secrets(runs_copy)
+    out = tmp_path / "site"
+    assert build(runs_copy, out, redact_secrets=True) == 0
+    text = all_text(out)
+    for rule in ("aws-access-key-id", "slack-token", "anthropic-api-key", "jwt", "credentials-in-url"):
+        assert SAMPLES[rule] not in text
+        assert f"[REDACTED: {rule}]" in text
+    assert "gitleaks:allow" in text  # the marker text is shown, not obeyed
+    manifest = json.loads((out / "publish-manifest.json").read_text(encoding="utf-8"))
+    assert {r["rule"] for r in manifest["redactions"]} >= {"aws-access-key-id", "slack-token", "jwt"}
+    assert all("secret" not in json.dumps(r).lower() or "rule" in r for r in manifest["redactions"])
+
+
+def test_scores_are_computed_from_the_text_as_recorded_even_when_redacted(runs_copy, tmp_path):
+    plant_secrets(runs_copy)
+    assert build(runs_copy, tmp_path / "site", redact_secrets=True) == 0
+    board = json.loads((tmp_path / "site/uzbek-pack/0.1.0/data/leaderboard.json").read_text(encoding="utf-8"))
+    row = next(r for r in board["rows"] if r["label"].endswith("demo-model-a-run1"))
+    assert row["score_text"] == "21 / 24 · 88%"  # case 010 is a checklist: its marks still decide
+
+
+# ---- the private answer key
+def test_private_answer_key_never_reaches_the_site(built_site, demo):
+    version = demo.benchmark("tuckerbench").versions[0]
+    key_file = ROOT / "runs" / TUCKER / "private/answer-key.json"
+    text = all_text(built_site)
+    assert "answer-key.json" not in text and "private/" not in text
+    assert key_file.read_text(encoding="utf-8") not in text
+    assert "DEMO-ONLY-NOT-A-REAL-KEY" not in text and "sk-demo-NOT-A-REAL-KEY" not in text
+    assert not list(built_site.rglob("*answer*")) and not list(built_site.rglob("id_ed25519"))
+    for pair_id in version.private_keys[version.runs[0].id].sides:
+        assert pair_id not in text  # no per-pair identity: only aggregates may be shown
+
+
+# ---- untrusted text stays text
+def test_pages_have_a_csp_and_no_inline_script_style_or_handlers(built_site):
+    for page in built_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert '<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;' in html, page
+        assert "<script>" not in html and "<style" not in html, page
+        assert " style=" not in html, page
+        for tag in __import__("re").findall(r"<[a-zA-Z][^>]*>", html):
+            assert not __import__("re").search(r"\son[a-z]+=", tag), (page, tag)
+
+
+def test_netlify_headers_carry_the_same_csp():
+    from site_src.site.app import CSP
+
+    toml = (ROOT / "netlify.toml").read_text()
+    assert f"Content-Security-Policy = \"{CSP}; frame-ancestors 'none'\"" in toml
+
+
+# ---- bad input loses nothing
+def test_a_failed_build_leaves_the_previous_site_and_no_temporary_folder(runs_copy, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 0
+    before = tree_hash(out)
+    import site_src.site.build as b
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("template exploded half way")
+
+    monkeypatch.setattr(b, "write_manifest", broken)
+    with pytest.raises(RuntimeError):
+        build(runs_copy, out)
+    assert tree_hash(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "site"]
+
+
+def test_input_errors_write_nothing(runs_copy, tmp_path):
+    (runs_copy / PACK / "responses.jsonl").write_bytes(b'{"case_id": "001", "attempt": 1,')
+    out = tmp_path / "site"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "build.py"),
+            "--content",
+            str(ROOT / "content"),
+            "--runs",
+            str(runs_copy),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1 and "nothing was written" in result.stderr
+    assert "responses.jsonl, line 1: invalid JSON" in result.stderr
+    assert not out.exists()
+
+
+def test_oversized_file_is_refused(runs_copy, monkeypatch):
+    import site_src.jsonio as jsonio
+
+    monkeypatch.setattr(jsonio, "MAX_FILE_BYTES", 1000)
+    project = load(runs_copy)
+    assert any("over the 1000-byte limit" in str(p) for p in project.problems.errors)
+
+
+def test_a_build_never_writes_to_run_directories(runs_copy, tmp_path):
+    before = tree_hash(runs_copy)
+    assert build(runs_copy, tmp_path / "site") == 0
+    assert tree_hash(runs_copy) == before
+
+
+# ---- reproducible output
+def test_two_builds_in_different_places_are_byte_identical(tmp_path):
+    outs = []
+    for name in ("a", "somewhere/much/deeper/b"):
+        copy = tmp_path / name
+        shutil.copytree(
+            ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv", "_site", "__pycache__", ".*cache*", "*.egg-info")
+        )
+        result = subprocess.run([sys.executable, "build.py"], cwd=copy, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        outs.append(copy / "_site")
+    files_a = sorted(p.relative_to(outs[0]) for p in outs[0].rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(outs[1]) for p in outs[1].rglob("*") if p.is_file())
+    assert files_a == files_b
+    different = [f for f in files_a if (outs[0] / f).read_bytes() != (outs[1] / f).read_bytes()]
+    assert not different
+    assert str(tmp_path) not in all_text(outs[0])
+
+
+def test_source_date_epoch_sets_the_shown_date(runs_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764633600")
+    assert build(runs_copy, tmp_path / "site") == 0
+    assert "2025-12-02" in (tmp_path / "site/index.html").read_text(encoding="utf-8")
+
+
+def test_publish_manifest_lists_every_file_with_hash_and_sources(built_site):
+    manifest = json.loads((built_site / "publish-manifest.json").read_text(encoding="utf-8"))
+    files = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
+    assert set(manifest["files"]) == files - {"publish-manifest.json"}
+    page = manifest["files"]["uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html"]
+    assert page["sources"] == ["runs/uzbek-pack/demo-model-a-run1/responses.jsonl"]
+    data = (built_site / "uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html").read_bytes()
+    assert page["sha256"] == hashlib.sha256(data).hexdigest()
