@@ -552,7 +552,7 @@ def make_tucker() -> None:
         },
     )
     rng = random.Random(20261202)
-    base = {"alpha": 6.5, "beta": 5.0, "gamma": 6.0, "delta": 0.0}
+    base = {"alpha": 6.0, "beta": 6.9, "gamma": 6.0, "delta": 0.0}  # alpha and beta close on purpose
     judgments: dict[str, list[dict]] = {"judge-k": [], "judge-q": []}
     minute = 0
     for e in entrants:

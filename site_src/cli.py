@@ -39,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     p_scores = sub.add_parser("scores", help="print recomputed tables as text")
     p_scores.add_argument("paths", nargs="*")
     p_build = sub.add_parser("build", help="build the static site (the default command)")
+    p_kit = sub.add_parser("review-kit", help="write the blind human review kit (never published)")
+    p_kit.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
+    p_kit.add_argument("--out", default="_review", help="kit folder (default: _review)")
+    p_kit.add_argument("--site", default="_site", help="the published site folder, which the kit must stay out of")
+    p_kit.add_argument("--pairs", type=int, default=12, help="pairs to draw when a run has no answer key")
+    p_kit.add_argument("--seed", type=int, default=1, help="seed for drawing pairs")
     p_serve = sub.add_parser("serve", help="preview the site locally, rebuilt on every change")
     p_serve.add_argument("--port", type=int, default=8000)
     p_serve.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
@@ -83,6 +89,15 @@ def main(argv: list[str] | None = None) -> int:
             search=not args.no_search,
             redact_secrets=args.redact_secrets,
         )
+    if command == "review-kit":
+        from .review_kit import write_review_kit
+
+        roots = args.runs or ["runs"]
+        project = _load(roots, args.content)
+        if _print_problems(project, args.strict):
+            return 1
+        forbidden = [Path(args.site), *map(Path, roots)]
+        return write_review_kit(project, Path(args.out), forbidden, args.pairs, args.seed)
     if command == "serve":
         from .site.preview import serve
 

@@ -18,6 +18,7 @@ class PackDefinition:
     cases_per_category: int
     case_count: int
     prompts_file: str
+    uncertainty: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -29,6 +30,7 @@ class RubricDefinition:
     rounding: str
     low_confidence_below: float
     bands: list[tuple[int, str]]
+    uncertainty: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,6 +63,7 @@ class TuckerDefinition:
     calibration: list[CalibrationResponse]
     profanity_lexicon: list[str]
     uncertainty: dict[str, Any]
+    refusal_patterns: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)  # entrant and judge settings as frozen
     documents: dict[str, str] = field(default_factory=dict)  # persona.md, judge.md: text for the methodology page
 

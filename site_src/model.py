@@ -170,7 +170,7 @@ class PrivateKey:
     """The private blind-comparison answer key: read to compute aggregates, never handed to a page."""
 
     source_file: str
-    sides: dict[str, dict[str, str]]  # pair_id -> {"A": entrant_id, "B": entrant_id}
+    sides: dict[str, dict[str, str]]  # pair_id -> {"A": transcript id, "B": transcript id}
 
 
 @dataclass
@@ -202,3 +202,4 @@ class Benchmark:
     rank_claims: bool  # may the site rank entrants at all? (the pack's rubric forbids superiority claims)
     versions: list[BenchmarkVersion] = field(default_factory=list)
     definition_demo_note: str = ""  # set when the definition's own text is an illustrative stand-in
+    statistics: dict[str, bool] = field(default_factory=dict)  # which statistics the site shows (benchmark.yaml)

@@ -40,6 +40,8 @@ PAGE_TYPES = [
     "/tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s5-bad-day--r2/",
     "/tuckerbench/v1-pilot/items/s3-bug-correction/",
     "/tuckerbench/v1-pilot/methodology/",
+    "/tuckerbench/v1-pilot/judges/",
+    "/tuckerbench/v1-pilot/calibration/",
     "/search/",
     "/404.html",
 ]

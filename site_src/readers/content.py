@@ -72,6 +72,7 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
         ),
         rank_claims=meta["rank_claims"],
         definition_demo_note=meta.get("definition_demo_note", ""),
+        statistics=dict(meta["statistics"]),
     )
     versions_dir = bench_dir / "versions"
     loader = {"uzbek-pack": _load_pack, "dual-layer": _load_rubric, "tuckerbench": _load_tucker}[bench.system]
@@ -139,6 +140,7 @@ def _load_pack(content_dir: Path, bench_id: str, vdir: Path, problems: Problems)
         cases_per_category=spec["cases_per_category"],
         case_count=spec["cases"],
         prompts_file=prel,
+        uncertainty=dict(spec["uncertainty"]),
     )
     return BenchmarkVersion(bench_id, spec["pack_version"], definition.corpus_hash, definition, items)
 
@@ -163,6 +165,7 @@ def _load_rubric(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
         rounding=spec["rounding"],
         low_confidence_below=float(spec["low_confidence_below"]),
         bands=[(b["min"], b["label"]) for b in spec.get("bands", [])],
+        uncertainty=dict(spec["uncertainty"]),
     )
     digest = files_hash({p.name: sha256_bytes(p.read_bytes()) for p in (vdir / "rubric.yaml", vdir / spec["tasks"])})
     return BenchmarkVersion(bench_id, spec["rubric_version"], digest, definition, items)
@@ -238,7 +241,8 @@ def _load_tucker(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
             CalibrationResponse(r["id"], r["title"], r["scenario_id"], r["response"]) for r in cal["responses"]
         ],
         profanity_lexicon=list(pilot.get("profanity_lexicon", [])),
-        uncertainty=dict(pilot.get("uncertainty", {})),
+        uncertainty=dict(pilot["uncertainty"]),
+        refusal_patterns=list(pilot.get("refusal_patterns", [])),
         settings={"entrants": pilot.get("entrant_settings", {}), "judges": pilot.get("judge_settings", {})},
         documents={
             "persona.md": read_text(vdir / "prompts/persona.md", rel("prompts/persona.md"), problems),

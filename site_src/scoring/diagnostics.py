@@ -21,6 +21,8 @@ class Diagnostics:
     truncated: int = 0
     empty: int = 0
     errors: int = 0
+    refusal_turns: int = 0
+    refusal_transcripts: int = 0  # every assistant turn refuses ("an outright refusal throughout")
     input_tokens: int = 0
     output_tokens: int = 0
     judge_input_tokens: int = 0
@@ -39,10 +41,23 @@ def count_profanity(text: str, lexicon: list[str]) -> tuple[int, set[str]]:
     return len(found), set(found)
 
 
-def diagnose(transcripts: list[Transcript], judgments: list[Judgment], lexicon: list[str]) -> Diagnostics:
+def is_refusal(text: str, patterns: list[str]) -> bool:
+    """A turn refuses when it contains one of the definition's refusal phrases (case-insensitive): a diagnostic
+    heuristic only; the judges decide what a refusal is worth."""
+    lowered = text.lower().replace("\u2019", "'")
+    return any(p in lowered for p in patterns)
+
+
+def diagnose(
+    transcripts: list[Transcript], judgments: list[Judgment], lexicon: list[str], refusal_patterns: list[str] = ()
+) -> Diagnostics:
     d = Diagnostics()
     for t in transcripts:
         d.transcripts += 1
+        answers = [x for x in t.turns if x.role == "assistant" and x.content]
+        refusing = sum(is_refusal(x.content or "", list(refusal_patterns)) for x in answers)
+        d.refusal_turns += refusing
+        d.refusal_transcripts += bool(answers) and refusing == len(answers)
         for turn in t.turns:
             if turn.role != "assistant":
                 continue
@@ -70,4 +85,5 @@ def diagnostics_for(view: Any, entrant_id: str) -> Diagnostics:
     ids = {t.id for t in mine}
     judgments = [j for run in view.runs.values() for j in run.judgments if j.target_id in ids]
     lexicon = getattr(view.version.definition, "profanity_lexicon", [])
-    return diagnose(mine, judgments, lexicon)
+    patterns = getattr(view.version.definition, "refusal_patterns", [])
+    return diagnose(mine, judgments, lexicon, patterns)

@@ -8,6 +8,7 @@ from ..model import Benchmark, BenchmarkVersion
 from .pack import score_pack
 from .results import Scored
 from .rubric import score_rubric
+from .statistics import add_statistics
 from .tucker import score_tucker
 
 SCORERS: dict[str, Callable[[BenchmarkVersion], Scored]] = {
@@ -23,4 +24,5 @@ def score_version(bench: Benchmark, version: BenchmarkVersion) -> Scored:
         for row in scored.leaderboard.rows:
             row.rank = None
         scored.leaderboard.ranked = False
+    scored.tables["statistics"] = add_statistics(bench, version, scored)
     return scored

@@ -250,7 +250,8 @@ def score_tucker(version: BenchmarkVersion) -> Scored:
         notes=[
             "Overall = 1/3 single-response mean + 2/3 conversation mean, on 0–10 scaled to 100.",
             "Dimension means are on the judges' 0–10 scale; persistence applies to conversations only.",
-            "Pilot scores are development diagnostics: no rank-separation or confidence claim is made.",
+            "Pilot scores are development diagnostics: intervals and separation describe sampling over these "
+            "scenarios only, not judge bias or disagreement.",
         ],
     )
     return Scored(board, results, {"entrants": entrants})

@@ -168,6 +168,20 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         view = view_or_404(bench, version)
         return page("limitations.html", view=view, caveats=caveats(view))
 
+    @app.route("/<bench>/<version>/judges/")
+    def judges(bench: str, version: str) -> str:
+        view = view_or_404(bench, version)
+        if not view.declares("judges") or not view.judge_reports:
+            abort(404)
+        return page("judges.html", view=view)
+
+    @app.route("/<bench>/<version>/calibration/")
+    def calibration(bench: str, version: str) -> str:
+        view = view_or_404(bench, version)
+        if not view.declares("calibration") or not view.judge_reports:
+            abort(404)
+        return page("calibration.html", view=view)
+
     @app.route("/<bench>/<version>/data/leaderboard.json")
     def leaderboard_json(bench: str, version: str) -> Response:
         return Response(downloads.leaderboard_json(view_or_404(bench, version)), mimetype="application/json")

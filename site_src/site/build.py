@@ -57,6 +57,9 @@ def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
                 "leaderboard_csv",
             ):
                 yield endpoint, {"bench": b, "version": v}
+            for endpoint in ("judges", "calibration"):
+                if view.declares(endpoint) and view.judge_reports:
+                    yield endpoint, {"bench": b, "version": v}
             _, pages_count = paginate(list(view.transcripts), 1)
             for n in range(1, pages_count + 1):
                 yield "transcripts", {"bench": b, "version": v, "number": n}

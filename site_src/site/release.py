@@ -13,6 +13,7 @@ from typing import Any
 from ..model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
 from ..readers.project import Project
 from ..scoring.dispatch import score_version
+from ..scoring.judges import judge_report
 from ..scoring.results import Row, Scored
 
 # Okabe–Ito: colour-blind-safe; an entrant keeps its colour on every page and chart of a version.
@@ -39,6 +40,14 @@ class VersionView:
     by_item: dict[str, list[Transcript]] = field(default_factory=dict)
     by_entrant: dict[str, list[Transcript]] = field(default_factory=dict)
     summaries: dict[str, Summary] = field(default_factory=dict)
+    judge_reports: list[Any] = field(default_factory=list)  # (run id, JudgeReport) for TuckerBench
+
+    @property
+    def stats(self) -> Any:
+        return self.scored.tables.get("statistics")
+
+    def declares(self, name: str) -> bool:
+        return bool(self.bench.statistics.get(name))
 
     @property
     def key(self) -> tuple[str, str]:
@@ -104,6 +113,8 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             by_entrant[t.entrant_id].append(t)
             view.summaries[t.id] = summarise(bench.system, view.scored.transcripts.get(t.id), t)
     view.by_item, view.by_entrant = dict(by_item), dict(by_entrant)
+    if bench.system == "tuckerbench" and (view.declares("judges") or view.declares("calibration")):
+        view.judge_reports = judge_report(version, view.scored.transcripts)
     view.colours = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(sorted(view.entrants))}
     return view
 

@@ -26,6 +26,8 @@ PAGE_TYPES = {
     "methodology": "tuckerbench/v1-pilot/methodology/",
     "limitations": "uzbek-pack/0.1.0/limitations/",
     "search": "search/",
+    "judges": "tuckerbench/v1-pilot/judges/",
+    "calibration": "tuckerbench/v1-pilot/calibration/",
 }
 
 

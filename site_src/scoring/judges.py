@@ -1,0 +1,233 @@
+"""How the judges behave, kept apart from sampling uncertainty: agreement, offsets, self-preference, parse
+failures, length preference, token usage, calibration responses and blind human pairs (aggregates only)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from statistics import fmean
+
+import krippendorff
+import numpy as np
+from scipy.stats import linregress, spearmanr
+
+from ..definitions import TuckerDefinition
+from ..model import BenchmarkVersion, PrivateKey, Run
+from .tucker import TranscriptScore, weighted_score
+
+
+@dataclass
+class Agreement:
+    dimension: str
+    n: int  # transcripts both judges scored
+    alpha: float | None  # Krippendorff's alpha, interval level
+    mean_difference: float | None  # first judge minus second, on the 0–10 scale
+    sd_difference: float | None
+
+
+@dataclass
+class SelfPreference:
+    judge_id: str
+    entrant_id: str
+    n: int
+    own_difference: float  # this judge minus the other judge(s), on the entrant's own transcripts
+    baseline_difference: float  # the same difference on every other entrant's transcripts
+    gap: float  # own minus baseline: what the entrant gains from a same-family judge beyond that judge's offset
+
+
+@dataclass
+class LengthRelation:
+    judge_id: str
+    n: int
+    spearman: float | None
+    slope_per_100_chars: float | None
+
+
+@dataclass
+class PairAgreement:
+    rater: str  # a judge id, or "judges (mean)"
+    n: int
+    agree: int
+    human_ties: int
+    rater_ties: int
+    disagreements: int
+
+
+@dataclass
+class JudgeReport:
+    judges: list[str]
+    agreement: list[Agreement]
+    self_preference: list[SelfPreference]
+    parse_failures: dict[str, tuple[int, int]]  # judge -> (failed, total)
+    length: list[LengthRelation]
+    tokens: dict[str, dict[str, int]]  # judge or entrant -> token totals
+    calibration: list[tuple[str, str, dict[str, float | None]]]  # (response id, title, judge -> weighted score)
+    calibration_dims: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+    pairs: list[PairAgreement] = field(default_factory=list)
+    pair_count: int = 0
+
+
+def _alpha(a: list[float], b: list[float]) -> float | None:
+    if len(a) < 2 or len(set(a) | set(b)) < 2:
+        return None
+    return float(krippendorff.alpha(reliability_data=np.array([a, b], dtype=float), level_of_measurement="interval"))
+
+
+def agreement(run: Run, d: TuckerDefinition, kinds: dict[str, str]) -> list[Agreement]:
+    if len(run.judges) != 2:
+        return []
+    j1, j2 = (j.id for j in run.judges)
+    ok = {(j.judge_id, j.target_id): j for j in run.judgments if j.parse_status == "ok"}
+    targets = sorted({t for (_, t) in ok if (j1, t) in ok and (j2, t) in ok})
+    item_of = {t.id: t.item_id for t in run.transcripts}
+    out = []
+    for dim in [*(x.id for x in d.dimensions), "weighted"]:
+        a, b = [], []
+        for t in targets:
+            kind = kinds[item_of[t]]
+            if dim == "weighted":
+                a.append(weighted_score(ok[(j1, t)].scores, kind, d))
+                b.append(weighted_score(ok[(j2, t)].scores, kind, d))
+            elif dim in ok[(j1, t)].scores:
+                a.append(ok[(j1, t)].scores[dim])
+                b.append(ok[(j2, t)].scores[dim])
+        diffs = np.array(a) - np.array(b)
+        out.append(
+            Agreement(
+                dim,
+                len(a),
+                _alpha(a, b),
+                float(diffs.mean()) if len(a) else None,
+                float(diffs.std(ddof=1)) if len(a) > 1 else None,
+            )
+        )
+    return out
+
+
+def self_preference(run: Run, results: dict[str, TranscriptScore]) -> list[SelfPreference]:
+    out = []
+    entrant_of = {t.id: t.entrant_id for t in run.transcripts}
+    for judge in run.judges:
+        others = [j.id for j in run.judges if j.id != judge.id]
+        diffs: dict[str, list[float]] = defaultdict(list)
+        for tid, r in results.items():
+            if tid not in entrant_of or r.score is None:
+                continue
+            diffs[entrant_of[tid]].append(r.by_judge[judge.id] - fmean(r.by_judge[o] for o in others))
+        for entrant in run.entrants:
+            if not (judge.family and judge.family == entrant.family) or not diffs.get(entrant.id):
+                continue
+            rest = [v for e, vs in diffs.items() if e != entrant.id for v in vs]
+            if not rest:
+                continue
+            own, base = fmean(diffs[entrant.id]), fmean(rest)
+            out.append(SelfPreference(judge.id, entrant.id, len(diffs[entrant.id]), own, base, own - base))
+    return out
+
+
+def assistant_chars(run: Run) -> dict[str, int]:
+    return {t.id: sum(len(x.content or "") for x in t.turns if x.role == "assistant") for t in run.transcripts}
+
+
+def length_relation(run: Run, results: dict[str, TranscriptScore]) -> list[LengthRelation]:
+    chars = assistant_chars(run)
+    out = []
+    for judge in run.judges:
+        xs, ys = [], []
+        for t in run.transcripts:
+            value = results[t.id].by_judge.get(judge.id) if t.id in results else None
+            if value is not None and t.status == "completed":
+                xs.append(chars[t.id])
+                ys.append(value)
+        if len(xs) < 3 or len(set(xs)) < 2:
+            out.append(LengthRelation(judge.id, len(xs), None, None))
+            continue
+        rho = spearmanr(xs, ys).statistic
+        slope = linregress(xs, ys).slope * 100
+        out.append(LengthRelation(judge.id, len(xs), None if np.isnan(rho) else float(rho), float(slope)))
+    return out
+
+
+def preference(a: float | None, b: float | None) -> str | None:
+    if a is None or b is None:
+        return None
+    return "tie" if abs(a - b) < 1e-9 else ("A" if a > b else "B")
+
+
+def pair_agreement(run: Run, key: PrivateKey | None, results: dict[str, TranscriptScore]) -> list[PairAgreement]:
+    """Human choices against each judge's implied preference; only counts leave this function."""
+    if key is None:
+        return []
+    raters = [j.id for j in run.judges] + ["judges (mean)"]
+    out = []
+    for rater in raters:
+        agg = PairAgreement(rater, 0, 0, 0, 0, 0)
+        for pair in run.human_pairs:
+            sides = key.sides.get(pair.pair_id)
+            if not sides:
+                continue
+            a, b = results.get(sides["A"]), results.get(sides["B"])
+            if a is None or b is None:
+                continue
+            if rater == "judges (mean)":
+                pref = preference(a.score, b.score)
+            else:
+                pref = preference(a.by_judge.get(rater), b.by_judge.get(rater))
+            if pref is None:
+                continue
+            agg.n += 1
+            agg.agree += pref == pair.choice
+            agg.human_ties += pair.choice == "tie"
+            agg.rater_ties += pref == "tie"
+            agg.disagreements += pref != pair.choice
+        out.append(agg)
+    return out
+
+
+def judge_report(version: BenchmarkVersion, results: dict[str, TranscriptScore]) -> list[tuple[str, JudgeReport]]:
+    d: TuckerDefinition = version.definition
+    kinds = {i.id: i.kind for i in version.items}
+    reports = []
+    for run in version.runs:
+        tokens: dict[str, dict[str, int]] = defaultdict(lambda: {"input_tokens": 0, "output_tokens": 0})
+        failures = {j.id: [0, 0] for j in run.judges}
+        for j in run.judgments + run.calibration:
+            failures[j.judge_id][1] += 1
+            failures[j.judge_id][0] += j.parse_status != "ok"
+            for k in ("input_tokens", "output_tokens"):
+                tokens[j.judge_id][k] += j.usage.get(k, 0)
+        for t in run.transcripts:
+            for turn in t.turns:
+                for k in ("input_tokens", "output_tokens"):
+                    tokens[t.entrant_id][k] += turn.usage.get(k, 0)
+        cal = []
+        cal_dims = {}
+        by_key = {(c.judge_id, c.target_id): c for c in run.calibration}
+        for response in d.calibration:
+            row = {}
+            for judge in run.judges:
+                c = by_key.get((judge.id, response.id))
+                ok = c is not None and c.parse_status == "ok"
+                row[judge.id] = weighted_score(c.scores, "single", d) if ok else None
+                if ok:
+                    cal_dims[(response.id, judge.id)] = dict(c.scores)
+            cal.append((response.id, response.title, row))
+        mine = {t.id: results[t.id] for t in run.transcripts}
+        reports.append(
+            (
+                run.id,
+                JudgeReport(
+                    judges=[j.id for j in run.judges],
+                    agreement=agreement(run, d, kinds),
+                    self_preference=self_preference(run, mine),
+                    parse_failures={k: tuple(v) for k, v in failures.items()},
+                    length=length_relation(run, mine),
+                    tokens=dict(tokens),
+                    calibration=cal,
+                    calibration_dims=cal_dims,
+                    pairs=pair_agreement(run, version.private_keys.get(run.id), mine),
+                    pair_count=len(run.human_pairs),
+                ),
+            )
+        )
+    return reports
