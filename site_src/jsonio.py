@@ -8,6 +8,7 @@ named instead of replaced.
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import yaml
 
 from .problems import InputError, Problem, Problems
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 MAX_FILE_BYTES = 20 * 1024 * 1024  # a single run file larger than this is refused, not read into memory
 BOM = b"\xef\xbb\xbf"
 
@@ -44,7 +46,7 @@ def loads_strict(text: str, *, exact_numbers: bool = False) -> Any:
     distinguishable: ints stay int, everything with a fraction or exponent becomes Decimal.
     """
     try:
-        return json.loads(
+        value = json.loads(
             text,
             object_pairs_hook=_no_duplicates,
             parse_constant=_no_constant,
@@ -54,6 +56,12 @@ def loads_strict(text: str, *, exact_numbers: bool = False) -> Any:
         raise
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if _SURROGATE_ESCAPE.search(text):  # a pair is fine; a lone half is not text and cannot be written as UTF-8
+        try:
+            json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")
+        except UnicodeEncodeError:
+            raise StrictJSONError("a string holds a lone UTF-16 surrogate escape (\\uD800-\\uDFFF)") from None
+    return value
 
 
 def read_text(path: Path, rel: str, problems: Problems) -> str:

@@ -78,7 +78,10 @@ def _strip_format_chars(text: str) -> tuple[str, list[int]]:
 
 def find(text: str) -> list[tuple[str, int, int]]:
     """(rule, start, end) spans in the original text, after matching on the text without format characters."""
-    stripped, index = _strip_format_chars(text)
+    if text.replace("\n", "").replace("\t", "").isprintable():  # no format characters: match the text as it is
+        stripped, index = text, range(len(text))
+    else:
+        stripped, index = _strip_format_chars(text)
     spans = []
     for rule, pattern in RULES.items():
         for m in pattern.finditer(stripped):

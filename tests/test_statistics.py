@@ -83,6 +83,17 @@ def test_krippendorff_alpha_matches_a_hand_computation():
     assert _alpha([1, 2, 3], [1, 2, 4]) == pytest.approx(1 - 10 / 82)
 
 
+def test_continuous_alpha_closed_form_agrees_with_the_library():
+    import krippendorff
+
+    rng = np.random.default_rng(5)
+    a = rng.normal(5, 2, 60)
+    b = a + rng.normal(0.3, 1, 60)
+    expected = krippendorff.alpha(reliability_data=np.array([a, b]), level_of_measurement="interval")
+    assert len(set(a) | set(b)) > 50  # takes the closed-form path
+    assert _alpha(list(a), list(b)) == pytest.approx(expected)
+
+
 def score(by_judge, kind="conversation"):
     return TranscriptScore(
         kind,

@@ -68,9 +68,20 @@ class JudgeReport:
 
 
 def _alpha(a: list[float], b: list[float]) -> float | None:
-    if len(a) < 2 or len(set(a) | set(b)) < 2:
+    """Krippendorff's alpha, interval level, two raters, every unit rated by both."""
+    values = set(a) | set(b)
+    if len(a) < 2 or len(values) < 2:
         return None
-    return float(krippendorff.alpha(reliability_data=np.array([a, b], dtype=float), level_of_measurement="interval"))
+    if len(values) <= 50:
+        return float(
+            krippendorff.alpha(reliability_data=np.array([a, b], dtype=float), level_of_measurement="interval")
+        )
+    # Continuous scores: the library's cost grows with units x distinct values squared, so use the closed form for
+    # complete two-rater data (tested against the library): D_o = mean (a - b)^2, D_e = 2 x sample variance.
+    pooled = np.concatenate([a, b])
+    observed = float(np.mean((np.asarray(a) - np.asarray(b)) ** 2))
+    expected = 2 * float(np.var(pooled, ddof=1))
+    return 1 - observed / expected
 
 
 def agreement(run: Run, d: TuckerDefinition, kinds: dict[str, str]) -> list[Agreement]:

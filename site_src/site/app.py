@@ -21,6 +21,7 @@ from .release import Release, VersionView, paginate
 from .text import count_markers, markdown, show_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+CARDS_PER_PAGE = 48  # responses side by side per item page: every entrant's first attempt comes first
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'self'; form-action 'none'; object-src 'none'"
@@ -122,12 +123,25 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         view = view_or_404(bench, version)
         return page("items.html", view=view)
 
-    @app.route("/<bench>/<version>/items/<item_id>/")
-    def item(bench: str, version: str, item_id: str) -> str:
+    @app.route("/<bench>/<version>/items/<item_id>/", defaults={"number": 1})
+    @app.route("/<bench>/<version>/items/<item_id>/page/<int:number>/")
+    def item(bench: str, version: str, item_id: str, number: int) -> str:
         view = view_or_404(bench, version)
         if item_id not in view.by_item:
             abort(404)
-        return page("item.html", view=view, item=view.version.item(item_id), transcripts=view.by_item[item_id])
+        ordered = view.item_transcripts(item_id)  # first attempts of every entrant come first
+        cards, pages = paginate(ordered, number, CARDS_PER_PAGE)
+        if number > pages:
+            abort(404)
+        return page(
+            "item.html",
+            view=view,
+            item=view.version.item(item_id),
+            transcripts=cards,
+            total=len(ordered),
+            number=number,
+            pages=pages,
+        )
 
     @app.route("/<bench>/<version>/transcripts/", defaults={"number": 1})
     @app.route("/<bench>/<version>/transcripts/page/<int:number>/")

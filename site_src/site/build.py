@@ -18,7 +18,7 @@ from flask_frozen import Freezer
 from .. import GENERATOR
 from ..readers.project import Project
 from ..secretscan import Finding
-from .app import create_app
+from .app import CARDS_PER_PAGE, create_app
 from .publish import scan_output, scan_release, sources_for
 from .release import Release, build_release, paginate
 
@@ -65,8 +65,10 @@ def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
                 yield "transcripts", {"bench": b, "version": v, "number": n}
             for entrant_id in view.entrants:
                 yield "entrant", {"bench": b, "version": v, "entrant_id": entrant_id}
-            for item_id in view.by_item:
-                yield "item", {"bench": b, "version": v, "item_id": item_id}
+            for item_id, cards in view.by_item.items():
+                _, item_pages = paginate(cards, 1, CARDS_PER_PAGE)
+                for n in range(1, item_pages + 1):
+                    yield "item", {"bench": b, "version": v, "item_id": item_id, "number": n}
             for tid in view.transcripts:
                 yield "transcript", {"bench": b, "version": v, "tid": tid}
                 yield "transcript_json", {"bench": b, "version": v, "tid": tid}

@@ -100,38 +100,41 @@ def _tucker_dimensions(view: VersionView) -> Chart:
 
 
 def _tucker_distribution(view: VersionView) -> Chart:
-    rows = []
+    """A histogram per entrant (one-point bins), so the chart stays small however many transcripts there are."""
+    counts: dict[tuple[str, int], int] = {}
     for tid, t in view.transcripts.items():
         r = view.scored.transcripts[tid]
         if r.score is not None:
-            rows.append(
-                {
-                    "entrant": view.entrants[t.entrant_id].label,
-                    "scenario": t.item_id,
-                    "repetition": t.attempt,
-                    "kind": r.kind,
-                    "transcript_score": round(r.score, 3),
-                }
-            )
+            key = (view.entrants[t.entrant_id].label, min(int(r.score), 9))
+            counts[key] = counts.get(key, 0) + 1
+    labels = sorted({e for e, _ in counts})
+    rows = [
+        {"entrant": e, "score_bin": f"{b}–{b + 1}", "transcripts": counts.get((e, b), 0)}
+        for e in labels
+        for b in range(10)
+    ]
     chart = (
         _base(rows)
-        .mark_tick(thickness=2, size=18)
+        .mark_bar()
         .encode(
-            y=alt.Y("entrant:N", title=None),
             x=alt.X(
-                "transcript_score:Q",
+                "score_bin:O",
                 title="Transcript score (0–10, two judges averaged)",
-                scale=alt.Scale(domain=[0, 10]),
+                sort=[f"{b}–{b + 1}" for b in range(10)],
+                axis=alt.Axis(labelAngle=0),
             ),
+            xOffset="entrant:N",
+            y=alt.Y("transcripts:Q", title="Transcripts"),
             color=_colour(view),
-            tooltip=["entrant:N", "scenario:N", "repetition:Q", "transcript_score:Q"],
+            tooltip=["entrant:N", "score_bin:O", "transcripts:Q"],
         )
-        .properties(width=520, height=alt.Step(28))
+        .properties(width=520, height=220)
     )
     return Chart(
         "distribution",
         "Score distribution per entrant",
-        "Each tick is one fully judged transcript's score; missing transcripts are absent, not zero.",
+        "Number of fully judged transcripts per one-point score band, for each entrant; missing transcripts "
+        "are absent, not zero.",
         rows,
         chart.to_dict(),
     )
@@ -167,28 +170,25 @@ def _rubric_categories(view: VersionView) -> Chart:
 
 
 def _rubric_iterations(view: VersionView) -> Chart:
-    rows = []
+    """Mean global score at each iteration number per entrant, with the number of tasks behind each point."""
+    acc: dict[tuple[str, int], list[int]] = {}
     for tid, t in view.transcripts.items():
         for it in view.scored.transcripts[tid].iterations:
             if it.global_score is not None:
-                rows.append(
-                    {
-                        "entrant": view.entrants[t.entrant_id].label,
-                        "task": t.item_id,
-                        "iteration": it.number,
-                        "global_score": it.global_score,
-                    }
-                )
+                acc.setdefault((view.entrants[t.entrant_id].label, it.number), []).append(it.global_score)
+    rows = [
+        {"entrant": e, "iteration": k, "mean_global_score": round(sum(v) / len(v), 2), "tasks": len(v)}
+        for (e, k), v in sorted(acc.items())
+    ]
     threshold = view.version.definition.threshold
     lines = (
         _base(rows)
         .mark_line(point=True)
         .encode(
-            x=alt.X("iteration:O", title="Iteration"),
-            y=alt.Y("global_score:Q", title="Global score", scale=alt.Scale(domain=[50, 100])),
+            x=alt.X("iteration:O", title="Iteration", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("mean_global_score:Q", title="Mean global score", scale=alt.Scale(domain=[50, 100])),
             color=_colour(view),
-            detail="task:N",
-            tooltip=["entrant:N", "task:N", "iteration:O", "global_score:Q"],
+            tooltip=["entrant:N", "iteration:O", "mean_global_score:Q", "tasks:Q"],
         )
     )
     rule = alt.Chart(alt.Data(values=[{"threshold": threshold}])).mark_rule(strokeDash=[4, 4]).encode(y="threshold:Q")
@@ -196,8 +196,8 @@ def _rubric_iterations(view: VersionView) -> Chart:
     return Chart(
         "distribution",
         "Global score by iteration",
-        f"Lines follow each task's global score across iterations; the dashed rule is the pass threshold "
-        f"({threshold}).",
+        f"Mean global score of the tasks graded at each iteration, per entrant (task counts in the data); the "
+        f"dashed rule is the pass threshold ({threshold}).",
         rows,
         chart.to_dict(),
     )

@@ -41,6 +41,7 @@ class VersionView:
     by_entrant: dict[str, list[Transcript]] = field(default_factory=dict)
     summaries: dict[str, Summary] = field(default_factory=dict)
     judge_reports: list[Any] = field(default_factory=list)  # (run id, JudgeReport) for TuckerBench
+    judgments_by_target: dict[str, list[Any]] = field(default_factory=dict)  # transcript id -> its judgments
 
     @property
     def stats(self) -> Any:
@@ -65,9 +66,13 @@ class VersionView:
     def rows_for(self, entrant_id: str) -> list[Row]:
         return [r for r in self.rows if r.entrant_id == entrant_id]
 
+    def item_transcripts(self, item_id: str) -> list[Transcript]:
+        return sorted(
+            self.by_item.get(item_id, []), key=lambda t: (t.attempt, self.entrants[t.entrant_id].label, t.run_id)
+        )
+
     def judgments_for(self, transcript_id: str) -> list[Any]:
-        run = self.runs[self.transcripts[transcript_id].run_id]
-        return [j for j in run.judgments if j.target_id == transcript_id]
+        return self.judgments_by_target.get(transcript_id, [])
 
     def coverage_text(self) -> str:
         complete = sum(r.complete for r in self.rows)
@@ -107,6 +112,8 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
         view.runs[run.id] = run
         for e in run.entrants:
             view.entrants.setdefault(e.id, e)
+        for j in run.judgments:
+            view.judgments_by_target.setdefault(j.target_id, []).append(j)
         for t in run.transcripts:
             view.transcripts[t.id] = t
             by_item[t.item_id].append(t)

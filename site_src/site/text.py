@@ -28,6 +28,21 @@ def code_point_name(ch: str) -> str:
     return unicodedata.name(ch, _VISIBLE_NAMES.get(ch) or "UNNAMED")
 
 
+def _no_markers(text: str) -> bool:
+    """Fast path: str.isprintable() is False exactly for the categories needs_marker() marks (and for newline and
+    tab, which are removed first), so clean text skips the per-character walk."""
+    return text.replace("\n", "").replace("\t", "").isprintable()
+
+
+def _marker(ch: str) -> str:
+    label = f"U+{ord(ch):04X} {code_point_name(ch)}"
+    return (
+        f'<span class="cp" title="{escape(label)}"><span class="cp-mark" aria-hidden="true">'
+        f'[U+{ord(ch):04X}]</span><span class="cp-char">{escape(ch)}</span>'
+        f'<span class="visually-hidden">({escape(label)})</span></span>'
+    )
+
+
 def show_text(text: str | None) -> Markup:
     """Escape text and mark each invisible or direction-changing character without removing it.
 
@@ -36,22 +51,23 @@ def show_text(text: str | None) -> Markup:
     """
     if text is None:
         return Markup("")
+    if _no_markers(text):
+        return Markup(escape(text))
     out: list[str] = []
-    for ch in text:
+    run_start = 0
+    for i, ch in enumerate(text):
         if needs_marker(ch):
-            label = f"U+{ord(ch):04X} {code_point_name(ch)}"
-            out.append(
-                f'<span class="cp" title="{escape(label)}"><span class="cp-mark" aria-hidden="true">'
-                f'[U+{ord(ch):04X}]</span><span class="cp-char">{escape(ch)}</span>'
-                f'<span class="visually-hidden">({escape(label)})</span></span>'
-            )
-        else:
-            out.append(str(escape(ch)))
+            out.append(str(escape(text[run_start:i])))
+            out.append(_marker(ch))
+            run_start = i + 1
+    out.append(str(escape(text[run_start:])))
     return Markup("".join(out))
 
 
 def count_markers(text: str | None) -> int:
-    return sum(needs_marker(ch) for ch in text or "")
+    if not text or _no_markers(text):
+        return 0
+    return sum(needs_marker(ch) for ch in text)
 
 
 # Raw HTML off; markdown-it's validateLink already refuses javascript:, vbscript:, file: and non-image data: URLs.
