@@ -121,6 +121,15 @@ def test_private_key_without_end_line_is_redacted_to_the_end():
     assert redact(text, find(text)) == "here: [REDACTED: private-key-block]"
 
 
+def test_prefilter_never_hides_a_rule_match():
+    from site_src.secretscan import _CANDIDATE
+
+    for rule, sample in SAMPLES.items():
+        assert _CANDIDATE.search(sample), rule
+    for text in ("xoxb-1234567890", "Authorization: Bearer a.b.c.d.e.f.g.h.i.j.k.l", "db://u:p4ss@h"):
+        assert find(text) and _CANDIDATE.search(text), text
+
+
 def test_every_rule_has_a_sample_or_a_unit_test():
     tested = set(SAMPLES) | {"private-key-block"}
     assert len(RULES) >= 20 and len(tested) >= 11

@@ -219,3 +219,19 @@ def test_committed_demo_runs_are_what_the_generator_writes(tmp_path):
 def test_code_is_ruff_clean():
     result = subprocess.run([sys.executable, "-m", "ruff", "check", str(ROOT)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_lone_surrogate_escape_is_refused_but_a_pair_is_text(runs_copy):
+    path = runs_copy / PACK_RUN / "responses.jsonl"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[0] = lines[0].replace('"raw_output": "', '"raw_output": "\\ud83d\\ude00 ', 1)
+    lines[1] = lines[1].replace('"raw_output": "', '"raw_output": "\\ud800 ', 1)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    project = load(runs_copy)
+    errors = messages(project)
+    assert errors == [
+        f"error: runs/{PACK_RUN}/responses.jsonl, line 2: a string holds a lone UTF-16 surrogate escape "
+        "(\\uD800-\\uDFFF)"
+    ]
+    first = project.benchmark("uzbek-pack").versions[0].runs[0].transcripts[0]
+    assert first.turns[1].content.startswith("\U0001f600 ")
