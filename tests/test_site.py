@@ -184,3 +184,16 @@ def test_transcript_page_stays_small(built_site: Path):
     six_turn = built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s4-kettle--r1/index.html"
     assert six_turn.stat().st_size < 40_000
     assert sizes[-1] < 60_000
+
+
+def test_statistics_and_judge_tables_are_downloadable(built_site: Path):
+    stats = json.loads((built_site / "tuckerbench/v1-pilot/data/statistics.json").read_text(encoding="utf-8"))
+    assert stats["parameters"]["resamples"] == 2000 and stats["parameters"]["seed"] == 20261202
+    assert any(not d["resolved"] for d in stats["differences"])
+    judges = json.loads((built_site / "tuckerbench/v1-pilot/data/judges.json").read_text(encoding="utf-8"))
+    run = judges["runs"][0]
+    assert {a["dimension"] for a in run["agreement"]} >= {"fidelity", "persistence", "weighted"}
+    assert run["pair_count"] == 12 and "pair-01" not in json.dumps(judges)
+    pack = json.loads((built_site / "uzbek-pack/0.1.0/data/statistics.json").read_text(encoding="utf-8"))
+    assert "differences" not in pack and pack["declared"]["rank_separation"] is False
+    assert not (built_site / "uzbek-pack/0.1.0/data/judges.json").exists()

@@ -204,6 +204,17 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     def leaderboard_csv(bench: str, version: str) -> Response:
         return Response(downloads.leaderboard_csv(view_or_404(bench, version)), mimetype="text/csv")
 
+    @app.route("/<bench>/<version>/data/statistics.json")
+    def statistics_json(bench: str, version: str) -> Response:
+        return Response(downloads.statistics_json(view_or_404(bench, version)), mimetype="application/json")
+
+    @app.route("/<bench>/<version>/data/judges.json")
+    def judges_json(bench: str, version: str) -> Response:
+        view = view_or_404(bench, version)
+        if not view.judge_reports:
+            abort(404)
+        return Response(downloads.judges_json(view), mimetype="application/json")
+
     @app.route("/<bench>/<version>/data/t/<tid>.json")
     def transcript_json(bench: str, version: str, tid: str) -> Response:
         view = view_or_404(bench, version)

@@ -60,6 +60,8 @@ def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
             for endpoint in ("judges", "calibration"):
                 if view.declares(endpoint) and view.judge_reports:
                     yield endpoint, {"bench": b, "version": v}
+            if view.judge_reports:
+                yield "judges_json", {"bench": b, "version": v}
             _, pages_count = paginate(list(view.transcripts), 1)
             for n in range(1, pages_count + 1):
                 yield "transcripts", {"bench": b, "version": v, "number": n}

@@ -59,41 +59,58 @@ def charts_for(view: VersionView) -> list[Chart]:
 
 
 def _tucker_dimensions(view: VersionView) -> Chart:
+    stats = view.stats
     rows = []
     for row in view.rows:
         for dim in view.version.definition.dimensions:
             cell = row.cells[dim.id]
             if cell.value is not None:
+                ci = stats.rows[row.key].cells.get(dim.id) if stats and row.key in stats.rows else None
                 rows.append(
                     {
                         "entrant": view.entrants[row.entrant_id].label,
                         "dimension": dim.title,
                         "mean_score": round(cell.value, 3),
                         "complete": row.complete,
+                        "interval_low": round(ci.lo, 3) if ci else None,
+                        "interval_high": round(ci.hi, 3) if ci else None,
                     }
                 )
-    chart = (
+    x = alt.X(
+        "dimension:N",
+        title=None,
+        sort=[d.title for d in view.version.definition.dimensions],
+        axis=alt.Axis(labelAngle=0),
+    )
+    bars = (
         _base(rows)
         .mark_bar()
         .encode(
-            x=alt.X(
-                "dimension:N",
-                title=None,
-                sort=[d.title for d in view.version.definition.dimensions],
-                axis=alt.Axis(labelAngle=0),
-            ),
+            x=x,
             xOffset="entrant:N",
             y=alt.Y("mean_score:Q", title="Mean judge score (0–10)", scale=alt.Scale(domain=[0, 10])),
             color=_colour(view),
-            tooltip=["entrant:N", "dimension:N", "mean_score:Q"],
+            tooltip=["entrant:N", "dimension:N", "mean_score:Q", "interval_low:Q", "interval_high:Q"],
         )
-        .properties(width=520, height=240)
     )
+    whiskers = (
+        _base(rows)
+        .transform_filter("datum.interval_low != null")
+        .mark_rule(color="black")
+        .encode(
+            x=x,
+            xOffset="entrant:N",
+            y="interval_low:Q",
+            y2="interval_high:Q",
+        )
+    )
+    chart = alt.layer(bars, whiskers).properties(width=520, height=240)
     return Chart(
         "dimensions",
         "Per-dimension scores per entrant",
-        "Bar chart of each entrant's mean judge score per dimension on the 0–10 scale; incomplete entrants' "
-        "means cover only their fully judged transcripts.",
+        "Bar chart of each entrant's mean judge score per dimension on the 0–10 scale, with black lines "
+        "spanning the bootstrap intervals of complete entrants; incomplete entrants' means cover only their "
+        "fully judged transcripts and have no interval.",
         rows,
         chart.to_dict(),
     )

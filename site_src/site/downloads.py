@@ -146,3 +146,38 @@ def _plain(value: Any) -> Any:
 
 def release_index(release: Release, urls: dict[str, Any]) -> str:
     return dumps_canonical({"generator": urls["generator"], "demo": release.demo, "benchmarks": urls["benchmarks"]})
+
+
+def statistics_json(view: VersionView) -> str:
+    """Intervals, rank separation and run-to-run variation, with the parameters they were computed with."""
+    stats = view.stats
+    out: dict[str, Any] = {
+        "benchmark": view.bench.id,
+        "version": view.version.id,
+        "demo": view.version.demo,
+        "declared": view.bench.statistics,
+        "parameters": stats.params,
+        "note": stats.note,
+        "rows": {k: _plain(dataclasses.asdict(r)) for k, r in stats.rows.items()},
+    }
+    if stats.separation:
+        out["rank_intervals"] = stats.separation.rank_intervals
+        out["differences"] = [
+            {"a": a, "b": b, "difference": diff, "interval": dataclasses.asdict(ci), "resolved": ok}
+            for (a, b), (diff, ci, ok) in stats.separation.differences.items()
+        ]
+    return dumps_canonical(out)
+
+
+def judges_json(view: VersionView) -> str:
+    """The judges and calibration tables (aggregates only: no per-pair identities)."""
+    reports = []
+    for run_id, report in view.judge_reports:
+        data = _plain(dataclasses.asdict(report))
+        data["calibration_dims"] = [
+            {"response": r, "judge": j, "scores": v} for (r, j), v in report.calibration_dims.items()
+        ]
+        reports.append({"run": run_id, **data})
+    return dumps_canonical(
+        {"benchmark": view.bench.id, "version": view.version.id, "demo": view.version.demo, "runs": reports}
+    )
