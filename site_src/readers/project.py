@@ -28,6 +28,12 @@ FORMATS: dict[str, tuple[str, str, Callable[..., Any]]] = {
 FORMAT_VERSION = 1
 
 
+def marker_for(run: Run) -> str:
+    """The metadata file of a run's format, e.g. manifest.json for a TuckerBench run."""
+    name = run.format.split("/")[0]
+    return next(marker for marker, (fmt, _, _) in FORMATS.items() if fmt == name)
+
+
 @dataclass
 class Project:
     benchmarks: list[Benchmark]

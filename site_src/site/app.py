@@ -182,19 +182,20 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         view = view_or_404(bench, version)
         return page("limitations.html", view=view, caveats=caveats(view))
 
+    def judge_page(bench: str, version: str, name: str) -> str:
+        """The judges and calibration pages exist only where the benchmark declares them and judges were run."""
+        view = view_or_404(bench, version)
+        if not view.declares(name) or not view.judge_reports:
+            abort(404)
+        return page(f"{name}.html", view=view)
+
     @app.route("/<bench>/<version>/judges/")
     def judges(bench: str, version: str) -> str:
-        view = view_or_404(bench, version)
-        if not view.declares("judges") or not view.judge_reports:
-            abort(404)
-        return page("judges.html", view=view)
+        return judge_page(bench, version, "judges")
 
     @app.route("/<bench>/<version>/calibration/")
     def calibration(bench: str, version: str) -> str:
-        view = view_or_404(bench, version)
-        if not view.declares("calibration") or not view.judge_reports:
-            abort(404)
-        return page("calibration.html", view=view)
+        return judge_page(bench, version, "calibration")
 
     @app.route("/<bench>/<version>/data/leaderboard.json")
     def leaderboard_json(bench: str, version: str) -> Response:

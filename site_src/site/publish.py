@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..readers.project import marker_for
 from ..secretscan import Finding, Scanner, find
 from .release import Release, VersionView
 
@@ -24,7 +25,7 @@ def scan_release(release: Release, redact: bool) -> list[Finding]:
         scanner.walk(version.items, f"content/{bench.id}/versions/{version.id}", None, "items")
         scanner.walk(version.definition, f"content/{bench.id}/versions/{version.id}", None, "definition")
         for run in version.runs:
-            meta_file = f"{run.path}/{_marker(run.format)}"
+            meta_file = f"{run.path}/{marker_for(run)}"
             scanner.walk(run.metadata, meta_file, None, "")
             scanner.walk(run.entrants, meta_file, None, "entrants")
             scanner.walk(run.judges, meta_file, None, "judges")
@@ -39,10 +40,6 @@ def scan_release(release: Release, redact: bool) -> list[Finding]:
     return scanner.findings
 
 
-def _marker(fmt: str) -> str:
-    return {"uzbek-pack-run/1": "metadata.json", "dual-layer-run/1": "run.json"}.get(fmt, "manifest.json")
-
-
 def _scan_results(scanner: Scanner, view: VersionView) -> None:
     """Derived text (comparison reasons, summaries, row labels) can quote a record: scan it at the record's place."""
     for tid, result in view.scored.transcripts.items():
@@ -51,7 +48,7 @@ def _scan_results(scanner: Scanner, view: VersionView) -> None:
         view.summaries[tid].text = scanner.text(view.summaries[tid].text, t.source_file, t.source_record, "(summary)")
     for row in view.rows:
         run = view.runs[row.run_ids[0]]
-        scanner.walk(row, f"{run.path}/{_marker(run.format)}", None, "(leaderboard row)")
+        scanner.walk(row, f"{run.path}/{marker_for(run)}", None, "(leaderboard row)")
     scanner.walk(view.scored.leaderboard.discrepancies, "(discrepancies)", None, "")
     scanner.walk(view.scored.tables, "(tables)", None, "")
 
