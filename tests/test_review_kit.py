@@ -27,6 +27,7 @@ def test_kit_pages_carry_no_entrant_label_transcript_id_or_provider_metadata(dem
         for word in forbidden:
             assert word not in text, (page.name, word)
     assert not (out / "private").exists()  # the run has its own key: none is drawn
+    assert all("Demo data." in page.read_text(encoding="utf-8") for page in pages)  # built from invented runs
 
 
 def test_kit_refuses_to_write_inside_the_site_or_a_runs_folder(demo, tmp_path):
