@@ -77,7 +77,9 @@ def write_review_kit(project: Project, out: Path, forbidden: list[Path], count: 
             a, b = transcripts[sides["A"]], transcripts[sides["B"]]
             scenario = version.item(a.item_id)
             (base / f"{pair_id}.html").write_text(
-                env.get_template("pair.html").render(csp=CSP, kit=run.id, pair_id=pair_id, scenario=scenario, a=a, b=b),
+                env.get_template("pair.html").render(
+                    csp=CSP, kit=run.id, pair_id=pair_id, scenario=scenario, a=a, b=b, demo=run.demo
+                ),
                 encoding="utf-8",
             )
             entries.append((run.id, pair_id, scenario.id, scenario.title))
@@ -93,7 +95,9 @@ def write_review_kit(project: Project, out: Path, forbidden: list[Path], count: 
             }
             (out / "private" / run.id).mkdir(parents=True, exist_ok=True)
             (out / "private" / run.id / "answer-key.json").write_text(json.dumps(key, indent=1) + "\n")
-    (out / "index.html").write_text(env.get_template("index.html").render(csp=CSP, entries=entries), encoding="utf-8")
+    demo = any(run.demo for _, run, _ in kits)
+    index = env.get_template("index.html").render(csp=CSP, entries=entries, demo=demo)
+    (out / "index.html").write_text(index, encoding="utf-8")
     print(
         f"review kit written to {out.name}/ ({len(entries)} pairs); open {out.name}/index.html in a browser. "
         "It is never published."
