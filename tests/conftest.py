@@ -32,9 +32,10 @@ def runs_copy(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory, demo: Project) -> Path:
-    """The demo site, built once for the session exactly as `build.py` builds it."""
+    """The demo site, built once for the session as `build.py --base-path /repo/` builds it (the browser tests serve
+    it from that sub-path, as GitHub Pages would)."""
     from site_src.site.build import build_site
 
     out = tmp_path_factory.mktemp("build") / "_site"
-    assert build_site(demo, out) == 0
+    assert build_site(demo, out, base_path="/repo/") == 0
     return out

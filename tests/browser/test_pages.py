@@ -103,9 +103,15 @@ def test_every_internal_link_resolves(site_url):
 
 
 def test_404_page_is_served_and_styled_from_a_deep_missing_path(page, site_url):
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 and "/no/such/" not in r.url else None)
     response = page.goto(site_url + "no/such/page/")
     assert response.status == 404
     assert page.get_by_role("heading", name="Page not found").is_visible()
+    assert "system-ui" in page.evaluate("getComputedStyle(document.body).fontFamily")  # the stylesheet loaded
+    assert not failed
+    page.click("text=list of leaderboards")
+    assert page.url == site_url
 
 
 def test_nothing_is_fetched_from_another_host(page, site_url):
