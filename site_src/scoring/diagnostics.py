@@ -49,7 +49,10 @@ def is_refusal(text: str, patterns: list[str]) -> bool:
 
 
 def diagnose(
-    transcripts: list[Transcript], judgments: list[Judgment], lexicon: list[str], refusal_patterns: list[str] = ()
+    transcripts: list[Transcript],
+    judgments: list[Judgment],
+    lexicon: list[str],
+    refusal_patterns: tuple[str, ...] | list[str] = (),
 ) -> Diagnostics:
     d = Diagnostics()
     for t in transcripts:

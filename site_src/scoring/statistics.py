@@ -51,7 +51,7 @@ def add_statistics(bench: Benchmark, version: BenchmarkVersion, scored: Scored) 
     return VersionStats(rows, sep, params, note, scale=100.0 if bench.system == "dual-layer" else 1.0)
 
 
-def _draws(version: BenchmarkVersion, strata: list[str], params: dict[str, Any]) -> np.ndarray:
+def _draws(strata: list[str], params: dict[str, Any]) -> np.ndarray:
     return draw_counts(strata, params["resamples"], params["seed"])
 
 
@@ -59,7 +59,7 @@ def _tucker(version, scored, params, declared):  # noqa: ANN001, ANN202 - intern
     d = version.definition
     ids = [i.id for i in version.items]
     strata = [i.kind for i in version.items]
-    draws = _draws(version, strata, params)
+    draws = _draws(strata, params)
     masks = {g: np.array([s == g for s in strata], dtype=float) for g in d.group_weights}
     level = params["level"]
     rows: dict[str, RowStats] = {}
@@ -112,7 +112,7 @@ def _tucker(version, scored, params, declared):  # noqa: ANN001, ANN202 - intern
 def _binary(version, scored, params, declared, strata, outcome_of, cell_of):  # noqa: ANN001, ANN202
     """Pack cases and rubric tasks: pass (1) or fail (0) per cluster; intervals for complete rows only."""
     ids = [i.id for i in version.items]
-    draws = _draws(version, strata, params)
+    draws = _draws(strata, params)
     level = params["level"]
     rows: dict[str, RowStats] = {}
     boot: dict[str, np.ndarray] = {}
@@ -144,16 +144,12 @@ def _pack(version, scored, params, declared):  # noqa: ANN001, ANN202
         return {c: np.array([s == c for s in strata], dtype=float) for c in dict.fromkeys(strata)}
 
     rows, boot = _binary(version, scored, params, declared, strata, outcome_of, cell_of)
-    if declared.get("run_variation"):
-        by_entrant: dict[str, list[Row]] = defaultdict(list)
+    if declared.get("run_variation"):  # the pack scorer already lists each entrant's runs side by side
         for row in scored.leaderboard.rows:
-            by_entrant[row.entrant_id].append(row)
-        for entrant_rows in by_entrant.values():
-            if len(entrant_rows) < 2:
-                continue
-            parts = [f"{r.key}: {r.score_text.split(' ·')[0] if r.complete else 'incomplete'}" for r in entrant_rows]
-            for r in entrant_rows:
-                rows[r.key].variation = f"{len(entrant_rows)} runs of this model — " + "; ".join(parts)
+            runs = scored.tables["variation"][row.entrant_id]["runs"]
+            if len(runs) > 1:
+                parts = [f"{key}: {text.split(' ·')[0] if complete else 'incomplete'}" for key, text, complete in runs]
+                rows[row.key].variation = f"{len(runs)} runs of this model — " + "; ".join(parts)
     note = (
         f"{int(params['level'] * 100)}% intervals: case-clustered bootstrap within categories, "
         f"{params['resamples']} resamples, seed {params['seed']}, 24 cases. With three cases a category interval "
