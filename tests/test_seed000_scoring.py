@@ -82,6 +82,9 @@ def test_seed000_category_rate_is_passes_out_of_three_with_counts(demo):
     assert cells["json_extraction"].text == "3 / 3 · 100%"
     partial = row(scored, "demo-model-b-run1").cells["russian_to_uzbek"]
     assert partial.value is None and partial.text == "2 pass / 2 graded of 3"
+    assert partial.note == "1 errored"  # case 012: the kind of gap is named per category
+    assert row(scored, "demo-model-b-run1").cells["protected_literals"].note == "1 under review"
+    assert row(scored, "demo-model-b-run1").cells["format_following"].note == "1 missing"
 
 
 def test_seed000_exact_cases_are_recomputed_and_a_wrong_stored_outcome_is_a_discrepancy(demo):

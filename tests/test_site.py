@@ -88,6 +88,8 @@ def test_leaderboard_shows_counts_coverage_flags_and_discrepancies(client):
     assert "21 / 24 · 88%" in page
     assert "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 cases under review" in page
     assert "1 missing; 1 errored; 1 ungraded; 1 under review" in page
+    b = next(r for r in page.split("<tr") if "demo-model-b-run1" in r)
+    assert "Russian fragments to Uzbek: 1 errored" in b and "Protected names and literals: 1 under review" in b
     assert 'href="limitations/#truncated"' in page
     assert "grading.outcome" in page and "Discrepancies with stored figures" in page
     assert "This benchmark makes no ranking claims" in page

@@ -175,7 +175,7 @@ def client(demo):
 def test_pack_declares_no_rank_separation_but_shows_intervals_and_run_variation(client):
     page = client.get("/uzbek-pack/0.1.0/").get_data(as_text=True)
     assert "Pairwise comparisons" not in page and "rank interval" not in page
-    assert "95% interval [75.0, 95.8]%" in page
+    assert "95% interval [75.0%, 95.8%]" in page
     assert "2 runs of this model" in page
     assert "2000 resamples, seed 20261202" in page
 

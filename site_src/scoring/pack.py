@@ -68,6 +68,20 @@ def score_case(item: Item, t: Transcript, definition: PackDefinition) -> CaseRes
     return result
 
 
+def _gap(status: str, outcome: str) -> str | None:
+    """The kind of coverage gap a case is, or None when it is graded pass or fail."""
+    if status == "error":
+        return "errored"
+    if status in ("missing", "not_run"):
+        return "missing"
+    return {"needs_review": "under review", "ungraded": "ungraded"}.get(outcome)
+
+
+def _gap_note(gaps: list[str | None]) -> str:
+    kinds = ("missing", "errored", "ungraded", "under review")
+    return "; ".join(f"{gaps.count(k)} {k}" for k in kinds if gaps.count(k))
+
+
 def coverage_statement(passes: int, graded: int, collected: int, expected: int, review: int) -> str:
     """The rubric's own wording for a partial result, with the observed values."""
     return (
@@ -91,6 +105,7 @@ def score_pack(version: BenchmarkVersion) -> Scored:
         for attempt, transcripts in sorted(by_attempt.items()):
             cov = Coverage(expected=d.case_count)
             per_cat: dict[str, list[str]] = defaultdict(list)
+            gaps_by_cat: dict[str, list[str | None]] = defaultdict(list)
             flags: list[Flag] = []
             row_disc = truncated = 0
             checks = {"pass": 0, "fail": 0, "needs_review": 0}
@@ -101,6 +116,7 @@ def score_pack(version: BenchmarkVersion) -> Scored:
                 row_disc += len(r.discrepancies)
                 truncated += t.truncated
                 per_cat[items[t.item_id].category].append(r.outcome)
+                gaps_by_cat[items[t.item_id].category].append(_gap(t.status, r.outcome))
                 if items[t.item_id].kind == "checklist":
                     for mark in r.check_marks.values():
                         checks[mark] += 1
@@ -146,7 +162,7 @@ def score_pack(version: BenchmarkVersion) -> Scored:
                     cells[cat_id] = Cell(
                         f"{p} pass / {g} graded of {d.cases_per_category}",
                         None,
-                        f"{d.cases_per_category - g} not graded",
+                        _gap_note(gaps_by_cat[cat_id]),
                     )
             check_stats[key] = checks
             rows.append(

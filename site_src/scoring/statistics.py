@@ -45,8 +45,8 @@ def add_statistics(bench: Benchmark, version: BenchmarkVersion, scored: Scored) 
     if declared.get("intervals") and len(version.items) < FEW_CLUSTERS:
         note += (
             f" With only {len(version.items)} clusters these intervals are too narrow: in simulation "
-            "(scripts/coverage.py) nominal 95% intervals over the pilot's 6 scenarios covered the truth about 80% "
-            "of the time, and about 93% from 30 scenarios up. Read them as a lower bound on the uncertainty."
+            "(scripts/coverage.py) nominal 95% intervals covered the truth about 80% of the time with 6 clusters and "
+            "about 93% with 30. Read them as a lower bound on the uncertainty."
         )
     return VersionStats(rows, sep, params, note, scale=100.0 if bench.system == "dual-layer" else 1.0)
 
