@@ -161,6 +161,11 @@ def test_versions_never_mix_in_one_table(runs_copy, tmp_path):
     assert versions == {"0.1.0": ["demo-model-a-run1", "demo-model-b-run1"], "0.2.0": ["demo-model-a-run2"]}
 
 
+def test_missing_runs_folder_is_named(tmp_path):
+    result = cli("check", str(tmp_path / "nosuch"))
+    assert result.returncode == 1 and "error: nosuch: folder does not exist" in result.stderr
+
+
 def test_empty_runs_folder_is_an_error(tmp_path):
     (tmp_path / "runs").mkdir()
     result = cli("check", str(tmp_path / "runs"))

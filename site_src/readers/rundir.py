@@ -22,6 +22,9 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,120}$")
 
 def find_run_dirs(root: Path, problems: Problems, label: str = "runs") -> list[Path]:
     """Every folder under root (root included) holding a run marker file; nested run folders are not searched."""
+    if not root.exists():
+        problems.error(label, "folder does not exist")
+        return []
     if root.is_file():
         problems.error(label, "expected a folder of runs, got a file")
         return []
