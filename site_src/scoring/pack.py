@@ -115,23 +115,23 @@ def score_pack(version: BenchmarkVersion) -> Scored:
                 discrepancies.extend(r.discrepancies)
                 row_disc += len(r.discrepancies)
                 truncated += t.truncated
+                gap = _gap(t.status, r.outcome)  # one classification serves the row and its categories
                 per_cat[items[t.item_id].category].append(r.outcome)
-                gaps_by_cat[items[t.item_id].category].append(_gap(t.status, r.outcome))
+                gaps_by_cat[items[t.item_id].category].append(gap)
                 if items[t.item_id].kind == "checklist":
                     for mark in r.check_marks.values():
                         checks[mark] += 1
-                if t.status == "completed":
-                    cov.collected += 1
-                elif t.status == "error":
-                    cov.errored += 1
-                else:
-                    cov.missing += 1
-                if r.outcome in ("pass", "fail"):
+                cov.collected += t.status == "completed"
+                if gap is None:
                     cov.graded += 1
-                elif r.outcome == "needs_review":
-                    cov.under_review += 1
-                elif t.status == "completed":
+                elif gap == "missing":
+                    cov.missing += 1
+                elif gap == "errored":
+                    cov.errored += 1
+                elif gap == "ungraded":
                     cov.ungraded += 1
+                else:
+                    cov.under_review += 1
             passes = sum(o == "pass" for outs in per_cat.values() for o in outs)
             complete = cov.complete
             key = run.id if len(by_attempt) == 1 else f"{run.id}--a{attempt}"
