@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Callable
@@ -40,3 +41,13 @@ def edit_json(path: Path, change: Callable[[Any], None]) -> None:
 
 def messages(project: Project, severity: str = "error") -> list[str]:
     return [str(p) for p in project.problems.items if p.severity == severity]
+
+
+def tree_hash(root: Path) -> str:
+    """One hash over every path and file's bytes below root (symbolic links are hashed by name only)."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        h.update(path.relative_to(root).as_posix().encode())
+        if path.is_file() and not path.is_symlink():
+            h.update(path.read_bytes())
+    return h.hexdigest()

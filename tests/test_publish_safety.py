@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, edit_json, edit_jsonl, load
+from helpers import ROOT, edit_json, edit_jsonl, load, tree_hash
 
 from site_src.secretscan import RULES, find, redact
 from site_src.site.build import build_site
@@ -22,15 +22,6 @@ PACK = "uzbek-pack/demo-model-a-run1"
 
 def all_text(site: Path) -> str:
     return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(site.rglob("*")) if p.is_file())
-
-
-def tree_hash(root: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        h.update(path.relative_to(root).as_posix().encode())
-        if path.is_file():
-            h.update(path.read_bytes())
-    return h.hexdigest()
 
 
 def build(runs: Path, out: Path, **kw) -> int:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, edit_json, edit_jsonl, load, messages
+from helpers import ROOT, edit_json, edit_jsonl, load, messages, tree_hash
 
 PACK_RUN = "uzbek-pack/demo-model-a-run1"
 
@@ -22,15 +21,6 @@ def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
         text=True,
         timeout=120,
     )
-
-
-def tree_hash(root: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        h.update(path.relative_to(root).as_posix().encode())
-        if path.is_file() and not path.is_symlink():
-            h.update(path.read_bytes())
-    return h.hexdigest()
 
 
 def test_check_passes_on_the_demo_runs():
