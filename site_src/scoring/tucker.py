@@ -86,9 +86,7 @@ def overall(groups: dict[str, float | None], d: TuckerDefinition) -> float | Non
     return 10 * sum(d.group_weights[g] * groups[g] for g in d.group_weights)  # 0–10 scale -> out of 100
 
 
-def score_entrant(
-    run: Run, entrant: Entrant, kinds: dict[str, str], results: dict[str, TranscriptScore], d: TuckerDefinition
-) -> EntrantScore:
+def score_entrant(run: Run, entrant: Entrant, results: dict[str, TranscriptScore], d: TuckerDefinition) -> EntrantScore:
     mine = [t for t in run.transcripts if t.entrant_id == entrant.id]
     cov = Coverage(expected=len(mine), judgments_expected=len(mine) * len(run.judges))
     by_group: dict[str, list[float]] = defaultdict(list)
@@ -166,7 +164,7 @@ def score_tucker(version: BenchmarkVersion) -> Scored:
         for t in run.transcripts:
             results[t.id] = score_transcript(t, kinds[t.item_id], run.judges, judgments, by_id[t.entrant_id], d)
         for entrant in run.entrants:
-            es = score_entrant(run, entrant, kinds, results, d)
+            es = score_entrant(run, entrant, results, d)
             key = f"{run.id}--{entrant.id}"
             entrants[key] = es
             stored = run.stored_scores.get(entrant.id, {})

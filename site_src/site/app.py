@@ -275,7 +275,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
                     ],
                 }
             )
-        text = downloads.release_index(release, {"generator": GENERATOR, "benchmarks": benchmarks})
+        text = downloads.release_index(release, benchmarks)
         return Response(text, mimetype="application/json")
 
     @app.route("/search/")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -297,8 +298,6 @@ def _pack_outcomes(view: VersionView) -> Chart:
 
 @lru_cache(maxsize=256)
 def _svg(spec_json: str) -> str:
-    import json
-
     return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
 
 

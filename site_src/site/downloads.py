@@ -10,6 +10,7 @@ import dataclasses
 import io
 from typing import Any
 
+from .. import GENERATOR
 from ..jsonio import dumps_canonical
 from .release import Release, VersionView
 
@@ -144,8 +145,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def release_index(release: Release, urls: dict[str, Any]) -> str:
-    return dumps_canonical({"generator": urls["generator"], "demo": release.demo, "benchmarks": urls["benchmarks"]})
+def release_index(release: Release, benchmarks: list[dict[str, Any]]) -> str:
+    return dumps_canonical({"generator": GENERATOR, "demo": release.demo, "benchmarks": benchmarks})
 
 
 def statistics_json(view: VersionView) -> str:
