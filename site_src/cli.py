@@ -1,20 +1,123 @@
-"""Thin command wrappers: each reads the project, then hands it to one module."""
+"""Thin command wrappers: each reads the project, then hands it to one module.
+
+Every option is declared once and accepted before or after the command (`build.py --strict check` and
+`build.py check --strict` are the same); an option that does not apply to the command given is an error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from .problems import Problems
 from .readers.project import Project, load_project
 from .report import text_report
 
 ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = ("build", "check", "scores", "serve", "review-kit")
+# option dest -> (flags, argparse keywords, the commands it applies to, its default per command)
+OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
+    "content": (
+        ("--content",),
+        {"help": "benchmark definitions folder (default: content)"},
+        dict.fromkeys(COMMANDS, "content"),
+    ),
+    "strict": (
+        ("--strict",),
+        {"action": "store_true", "help": "treat warnings as errors"},
+        dict.fromkeys(COMMANDS, False),
+    ),
+    "runs": (
+        ("--runs",),
+        {"action": "append", "help": "a runs folder; repeatable (default: runs)"},
+        dict.fromkeys(COMMANDS, None),
+    ),
+    "out": (
+        ("--out",),
+        {"help": "output folder (default: _site; for review-kit, _review)"},
+        {"build": "_site", "review-kit": "_review"},
+    ),
+    "base_path": (
+        ("--base-path",),
+        {"help": "the site's path on its host, e.g. /repo/ (default: /)"},
+        {"build": "/"},
+    ),
+    "no_search": (("--no-search",), {"action": "store_true", "help": "skip the search index"}, {"build": False}),
+    "redact_secrets": (
+        ("--redact-secrets",),
+        {
+            "action": "store_true",
+            "help": "publish with each possible secret replaced by a visible marker (default: refuse to build)",
+        },
+        {"build": False},
+    ),
+    "port": (("--port",), {"type": int, "help": "preview port (default: 8000)"}, {"serve": 8000}),
+    "site": (
+        ("--site",),
+        {"help": "the published site folder, which the kit must stay out of (default: _site)"},
+        {"review-kit": "_site"},
+    ),
+    "pairs": (
+        ("--pairs",),
+        {"type": int, "help": "pairs to draw when a run has no answer key (default: 12)"},
+        {"review-kit": 12},
+    ),
+    "seed": (("--seed",), {"type": int, "help": "seed for drawing pairs (default: 1)"}, {"review-kit": 1}),
+}
+_BASE_PATH = re.compile(r"/(?:(?!\.\.?/)[A-Za-z0-9._~-]+/)*")  # no empty, "." or ".." segment
 
 
-def _load(paths: list[str], content: str) -> Project:
-    return load_project(Path(content), [Path(p) for p in (paths or ["runs"])], Problems())
+def _parser() -> argparse.ArgumentParser:
+    def add_options(p: argparse.ArgumentParser, command: str | None) -> None:
+        for dest, (flags, kwargs, defaults) in OPTIONS.items():
+            if command is None or command in defaults:
+                p.add_argument(*flags, dest=dest, default=argparse.SUPPRESS, **kwargs)
+
+    parser = argparse.ArgumentParser(
+        prog="build.py",
+        description="Recompute LLM-evaluation scores and build the site. Options go before or after the command.",
+    )
+    add_options(parser, None)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    helps = {
+        "build": "build the static site (the default command)",
+        "check": "validate definitions and runs; exit 1 on any error",
+        "scores": "print the recomputed tables as text",
+        "serve": "preview the site locally, reloaded on every change",
+        "review-kit": "write the blind human review kit (never published)",
+    }
+    for command in COMMANDS:
+        p = sub.add_parser(command, help=helps[command])
+        add_options(p, command)
+        if command in ("check", "scores"):
+            p.add_argument("paths", nargs="*", help="runs folders (default: runs)")
+    return parser
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """Parse argv into one namespace holding every option of the command, given or defaulted."""
+    parser = _parser()
+    args = vars(parser.parse_args(argv))
+    command = args.pop("command", None) or "build"
+    for dest in args:
+        if dest in OPTIONS and command not in OPTIONS[dest][2]:
+            parser.error(f"{OPTIONS[dest][0][0]} does not apply to the {command} command")
+    values = {dest: defaults[command] for dest, (_, _, defaults) in OPTIONS.items() if command in defaults}
+    values.update(args)
+    values.setdefault("paths", [])
+    if "base_path" in values and not _BASE_PATH.fullmatch(values["base_path"]):
+        parser.error(
+            f"--base-path {values['base_path']!r} is not a path that starts and ends with '/' (e.g. / or /repo/)"
+        )
+    return argparse.Namespace(command=command, **values)
+
+
+def _load(args: argparse.Namespace) -> Project:
+    roots = [*args.paths, *(args.runs or [])] or ["runs"]
+    return load_project(Path(args.content), [Path(p) for p in roots], Problems())
 
 
 def _print_problems(project: Project, strict: bool) -> bool:
@@ -30,38 +133,13 @@ def _print_problems(project: Project, strict: bool) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="build.py", description="Recompute LLM-evaluation scores and build the site.")
-    parser.add_argument("--content", default="content", help="benchmark definitions folder (default: content)")
-    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    sub = parser.add_subparsers(dest="command")
-    p_check = sub.add_parser("check", help="validate definitions and runs")
-    p_check.add_argument("paths", nargs="*", help="run folders (default: runs)")
-    p_scores = sub.add_parser("scores", help="print recomputed tables as text")
-    p_scores.add_argument("paths", nargs="*")
-    p_build = sub.add_parser("build", help="build the static site (the default command)")
-    p_kit = sub.add_parser("review-kit", help="write the blind human review kit (never published)")
-    p_kit.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
-    p_kit.add_argument("--out", default="_review", help="kit folder (default: _review)")
-    p_kit.add_argument("--site", default="_site", help="the published site folder, which the kit must stay out of")
-    p_kit.add_argument("--pairs", type=int, default=12, help="pairs to draw when a run has no answer key")
-    p_kit.add_argument("--seed", type=int, default=1, help="seed for drawing pairs")
-    p_serve = sub.add_parser("serve", help="preview the site locally, rebuilt on every change")
-    p_serve.add_argument("--port", type=int, default=8000)
-    p_serve.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
-    for p in (p_build, parser):
-        p.add_argument("--runs", action="append", help="run folder(s) (default: runs)")
-        p.add_argument("--out", default="_site", help="output folder (default: _site)")
-        p.add_argument("--base-path", default="/", help="site path on its host, e.g. /repo/ (used by the 404 page)")
-        p.add_argument("--no-search", action="store_true", help="skip the search index")
-        p.add_argument(
-            "--redact-secrets",
-            action="store_true",
-            help="publish with each possible secret replaced by a visible marker (default: refuse to build)",
-        )
-    args = parser.parse_args(argv)
-    command = args.command or "build"
-    if command == "check":
-        project = _load(args.paths, args.content)
+    args = parse(argv)
+    if args.command == "serve":
+        from .site.preview import serve
+
+        return serve(args.content, args.runs or ["runs"], args.port)
+    project = _load(args)
+    if args.command == "check":
         failed = _print_problems(project, args.strict)
         if not failed:
             n = sum(len(v.runs) for b in project.benchmarks for v in b.versions)
@@ -69,38 +147,23 @@ def main(argv: list[str] | None = None) -> int:
                 f"ok: {len(project.benchmarks)} benchmark(s), {n} run(s), {len(project.problems.warnings)} warning(s)"
             )
         return 1 if failed else 0
-    if command == "scores":
-        project = _load(args.paths, args.content)
-        if _print_problems(project, args.strict):
-            return 1
+    if _print_problems(project, args.strict):
+        if args.command == "build":
+            print("nothing was written", file=sys.stderr)
+        return 1
+    if args.command == "scores":
         sys.stdout.write(text_report(project))
         return 0
-    if command == "build":
-        from .site.build import build_site
-
-        project = _load(args.runs or [], args.content)
-        if _print_problems(project, args.strict):
-            print("nothing was written", file=sys.stderr)
-            return 1
-        return build_site(
-            project,
-            Path(args.out),
-            base_path=args.base_path,
-            search=not args.no_search,
-            redact_secrets=args.redact_secrets,
-        )
-    if command == "review-kit":
+    if args.command == "review-kit":
         from .review_kit import write_review_kit
 
-        roots = args.runs or ["runs"]
-        project = _load(roots, args.content)
-        if _print_problems(project, args.strict):
-            return 1
-        forbidden = [Path(args.site), *map(Path, roots)]
-        return write_review_kit(project, Path(args.out), forbidden, args.pairs, args.seed)
-    if command == "serve":
-        from .site.preview import serve
+        return write_review_kit(project, Path(args.out), Path(args.site), args.pairs, args.seed)
+    from .site.build import build_site
 
-        return serve(args.content, args.runs or ["runs"], args.port)
-    parser.error(f"unknown command {command}")
-    return 2
+    return build_site(
+        project,
+        Path(args.out),
+        base_path=args.base_path,
+        search=not args.no_search,
+        redact_secrets=args.redact_secrets,
+    )

@@ -9,19 +9,25 @@ seed and the new key is written to the kit's own private/ folder, for the author
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from . import GENERATOR
 from .model import BenchmarkVersion, Run
+from .outdir import output_problem, swap_in
 from .readers.project import Project
 from .site.app import CSP
 from .site.text import show_text
 
 ROOT = Path(__file__).resolve().parent.parent
+KIT_MANIFEST = "review-kit-manifest.json"
 
 
 def draw_pairs(run: Run, count: int, seed: int) -> dict[str, dict[str, str]]:
@@ -41,16 +47,13 @@ def draw_pairs(run: Run, count: int, seed: int) -> dict[str, dict[str, str]]:
     return pairs
 
 
-def write_review_kit(project: Project, out: Path, forbidden: list[Path], count: int = 12, seed: int = 1) -> int:
+def write_review_kit(project: Project, out: Path, site: Path, count: int = 12, seed: int = 1) -> int:
+    """Write the kit into a folder beside out and swap it in; refuse any out that is not ours to replace."""
+    refused = output_problem(out, KIT_MANIFEST, [*project.inputs(), ("the published site folder", site)])
+    if refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 1
     out = out.resolve()
-    for folder in forbidden:
-        folder = folder.resolve()
-        if out == folder or folder in out.parents or out in folder.parents:
-            print(
-                f"refusing to write the review kit into or around {folder.name}/: it must stay outside the "
-                "published site and the run folders"
-            )
-            return 1
     env = Environment(loader=FileSystemLoader(ROOT / "templates" / "review"), autoescape=select_autoescape())
     env.filters["text"] = show_text
     kits = []
@@ -63,8 +66,32 @@ def write_review_kit(project: Project, out: Path, forbidden: list[Path], count: 
     if not kits:
         print("no TuckerBench run to review")
         return 1
-    if out.exists():
-        shutil.rmtree(out)
+    final, out = out, Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=_parent(out)))
+    try:
+        entries, demo = _write_kit(env, kits, out)
+        files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+        manifest = {
+            "generator": GENERATOR,
+            "files": {f: hashlib.sha256((out / f).read_bytes()).hexdigest() for f in files},
+        }
+        (out / KIT_MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        swap_in(out, final)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+    print(
+        f"review kit written to {final.name}/ ({len(entries)} pairs); open {final.name}/index.html in a browser. "
+        "It is never published."
+    )
+    return 0
+
+
+def _parent(out: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return out.parent
+
+
+def _write_kit(env: Environment, kits: list, out: Path) -> tuple[list, bool]:
     (out / "static").mkdir(parents=True)
     shutil.copy(ROOT / "site_src/site/static/style.css", out / "static/style.css")
     shutil.copy(ROOT / "site_src/site/static/review.js", out / "static/review.js")
@@ -98,11 +125,7 @@ def write_review_kit(project: Project, out: Path, forbidden: list[Path], count: 
     demo = any(run.demo for _, run, _ in kits)
     index = env.get_template("index.html").render(csp=CSP, entries=entries, demo=demo)
     (out / "index.html").write_text(index, encoding="utf-8")
-    print(
-        f"review kit written to {out.name}/ ({len(entries)} pairs); open {out.name}/index.html in a browser. "
-        "It is never published."
-    )
-    return 0
+    return entries, demo
 
 
 def _pairs_for(version: BenchmarkVersion, run: Run, count: int, seed: int) -> tuple[dict[str, dict[str, str]], bool]:

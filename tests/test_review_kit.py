@@ -14,7 +14,7 @@ from site_src.validate import validator
 
 def test_kit_pages_carry_no_entrant_label_transcript_id_or_provider_metadata(demo, tmp_path):
     out = tmp_path / "_review"
-    assert write_review_kit(demo, out, [tmp_path / "_site", ROOT / "runs"]) == 0
+    assert write_review_kit(demo, out, tmp_path / "_site") == 0
     run = demo.benchmark("tuckerbench").versions[0].runs[0]
     forbidden = (
         [e.label for e in run.entrants] + [e.selector for e in run.entrants] + [e.provider for e in run.entrants]
@@ -31,8 +31,8 @@ def test_kit_pages_carry_no_entrant_label_transcript_id_or_provider_metadata(dem
 
 
 def test_kit_refuses_to_write_inside_the_site_or_a_runs_folder(demo, tmp_path):
-    assert write_review_kit(demo, tmp_path / "_site" / "review", [tmp_path / "_site"]) == 1
-    assert write_review_kit(demo, ROOT / "runs" / "kit", [ROOT / "runs"]) == 1
+    assert write_review_kit(demo, tmp_path / "_site" / "review", tmp_path / "_site") == 1
+    assert write_review_kit(demo, ROOT / "runs" / "kit", tmp_path / "_site") == 1
     assert not (tmp_path / "_site").exists() and not (ROOT / "runs" / "kit").exists()
 
 
@@ -48,7 +48,7 @@ def test_pairs_are_drawn_matched_when_a_run_has_no_key(runs_copy, tmp_path):
         assert (a.item_id, a.attempt) == (b.item_id, b.attempt) and a.entrant_id != b.entrant_id
         assert a.status == b.status == "completed"
     out = tmp_path / "_review"
-    assert write_review_kit(project, out, [tmp_path / "_site"], 12, 3) == 0
+    assert write_review_kit(project, out, tmp_path / "_site", 12, 3) == 0
     key = json.loads((out / "private/demo-pilot-run1/answer-key.json").read_text())
     assert list(validator("tucker-answer-key").iter_errors(key)) == []
 

@@ -32,6 +32,10 @@ def files_hash(files: dict[str, str]) -> str:
 
 def load_benchmarks(content_dir: Path, problems: Problems) -> list[Benchmark]:
     benchmarks = []
+    if not content_dir.is_dir():
+        why = "is not a folder" if content_dir.exists() else "does not exist"
+        problems.error(str(content_dir), f"content folder {why} (benchmark definitions live in content/<benchmark>/)")
+        return []
     for bench_dir in sorted(p for p in content_dir.iterdir() if p.is_dir()):
         try:
             bench = _load_benchmark(content_dir, bench_dir, problems)

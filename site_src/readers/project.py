@@ -39,6 +39,12 @@ class Project:
     benchmarks: list[Benchmark]
     problems: Problems
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not published)
+    content_dir: Path | None = None  # the inputs, which no output may overlap
+    run_roots: list[Path] = field(default_factory=list)
+
+    def inputs(self) -> list[tuple[str, Path]]:
+        named = [("the content folder", self.content_dir)] if self.content_dir else []
+        return named + [("a runs folder", root) for root in self.run_roots]
 
     def benchmark(self, bench_id: str) -> Benchmark:
         return next(b for b in self.benchmarks if b.id == bench_id)
@@ -46,7 +52,7 @@ class Project:
 
 def load_project(content_dir: Path, run_roots: list[Path], problems: Problems | None = None) -> Project:
     problems = problems or Problems()
-    project = Project(load_benchmarks(content_dir, problems), problems)
+    project = Project(load_benchmarks(content_dir, problems), problems, content_dir=content_dir, run_roots=run_roots)
     by_id = {b.id: b for b in project.benchmarks}
     for root in run_roots:
         label = root.name or str(root)

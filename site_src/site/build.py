@@ -16,11 +16,14 @@ from pathlib import Path
 from flask_frozen import Freezer
 
 from .. import GENERATOR
+from ..outdir import output_problem, swap_in
 from ..readers.project import Project
 from ..secretscan import Finding
 from .app import CARDS_PER_PAGE, create_app
 from .publish import scan_output, scan_release, sources_for
 from .release import Release, build_release, paginate
+
+MANIFEST = "publish-manifest.json"
 
 
 def build_date() -> str | None:
@@ -101,12 +104,16 @@ def write_manifest(site: Path, release: Release, redactions: list[Finding]) -> N
         "redactions": [{"file": f.file, "record": f.record, "field": f.field, "rule": f.rule} for f in redactions],
     }
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    (site / "publish-manifest.json").write_text(text, encoding="utf-8")
+    (site / MANIFEST).write_text(text, encoding="utf-8")
 
 
 def build_site(
     project: Project, out: Path, base_path: str = "/", search: bool = True, redact_secrets: bool = False
 ) -> int:
+    refused = output_problem(out, MANIFEST, project.inputs())
+    if refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 1
     release = build_release(project)  # scores are computed here, from the text exactly as recorded
     findings = scan_release(release, redact=redact_secrets)
     if findings and not redact_secrets:
@@ -129,7 +136,7 @@ def build_site(
         if search:
             index_for_search(tmp)
         write_manifest(tmp, release, findings)
-        _swap(tmp, out)
+        swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -142,15 +149,3 @@ def build_site(
         for path, why in release.ignored:
             print(f"  {path}: {why}")
     return 0
-
-
-def _swap(new: Path, out: Path) -> None:
-    """Replace out with new; the old site stays whole until the new one is complete."""
-    old = None
-    if out.exists():
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
-        out.rename(old)
-    new.chmod(0o755)  # mkdtemp made it private
-    new.rename(out)
-    if old:
-        shutil.rmtree(old, ignore_errors=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import sys
 from pathlib import Path
 
@@ -22,7 +24,23 @@ def make_app(content: str, runs: list[str]):  # noqa: ANN201 - a Flask app
     return create_app(build_release(project))
 
 
+def port_problem(port: int) -> str | None:
+    """Why the preview cannot listen on port, found by trying, so the URL is printed only when it will work."""
+    if os.environ.get("WERKZEUG_RUN_MAIN"):  # the reloader's child: the parent already holds the socket
+        return None
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            return f"cannot serve on 127.0.0.1:{port}: {exc.strerror}; choose another with --port"
+    return None
+
+
 def serve(content: str, runs: list[str], port: int) -> int:
+    problem = port_problem(port)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     watched = [
         p for folder in [Path(content), *map(Path, runs), ROOT / "templates"] for p in folder.rglob("*") if p.is_file()
     ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT
-
 from site_src.review_kit import write_review_kit
 from site_src.site.serve_static import serve
 from site_src.validate import validator
@@ -13,7 +11,7 @@ from site_src.validate import validator
 
 def test_choices_are_recorded_and_downloaded_as_human_pairs_jsonl(page, demo, tmp_path):
     out = tmp_path / "_review"
-    assert write_review_kit(demo, out, [tmp_path / "_site", ROOT / "runs"]) == 0
+    assert write_review_kit(demo, out, tmp_path / "_site") == 0
     server, url = serve(out, "/")
     try:
         page.goto(url + "demo-pilot-run1/pair-01.html")
