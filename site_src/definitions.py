@@ -67,6 +67,11 @@ class TuckerDefinition:
     settings: dict[str, Any] = field(default_factory=dict)  # entrant and judge settings as frozen
     documents: dict[str, str] = field(default_factory=dict)  # persona.md, judge.md: text for the methodology page
 
+    @property
+    def to_100(self) -> float:
+        """Multiply a judge-scale score by this to express it out of 100."""
+        return 100 / self.scale_max
+
     def dimensions_for(self, kind: str) -> list[Dimension]:
         return [d for d in self.dimensions if kind in d.applies_to]
 

@@ -7,8 +7,12 @@ named instead of replaced.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ from .problems import InputError, Problem, Problems
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 MAX_FILE_BYTES = 20 * 1024 * 1024  # a single run file larger than this is refused, not read into memory
 BOM = b"\xef\xbb\xbf"
+MAX_DEPTH = 64  # no format nests deeper than a handful of levels; deeper input is refused before anything recurses
 
 
 class StrictJSONError(ValueError):
@@ -54,8 +59,12 @@ def loads_strict(text: str, *, exact_numbers: bool = False) -> Any:
         )
     except StrictJSONError:
         raise
+    except RecursionError:
+        raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep") from None
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if too_deep(value):
+        raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep")
     if _SURROGATE_ESCAPE.search(text):  # a pair is fine; a lone half is not text and cannot be written as UTF-8
         try:
             json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")
@@ -64,15 +73,62 @@ def loads_strict(text: str, *, exact_numbers: bool = False) -> Any:
     return value
 
 
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and objects nest more than limit levels; iterative, so it cannot overflow itself."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if isinstance(node, list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in node if isinstance(child, (dict, list)))
+    return False
+
+
+def read_bytes(path: Path, rel: str) -> bytes:
+    """A regular file's bytes, at most MAX_FILE_BYTES. A FIFO, device or socket is refused before it is opened (a
+    FIFO would block the build), and the file is opened without following a final symbolic link, so what was
+    checked is what is read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        why = "is a symbolic link" if exc.errno == errno.ELOOP else f"cannot be read: {exc.strerror}"
+        raise InputError(Problem("error", rel, f"file {why}")) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(Problem("error", rel, "is not a regular file (a folder, FIFO, device or socket)"))
+        if info.st_size > MAX_FILE_BYTES:
+            raise InputError(
+                Problem("error", rel, f"file is {info.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit")
+            )
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:  # it grew while being read
+        raise InputError(Problem("error", rel, f"file is over the {MAX_FILE_BYTES}-byte limit"))
+    return data
+
+
+def confined(base: Path, root: Path, name: str, rel: str, field: str | None = None) -> Path:
+    """base / name, refused unless it is relative and resolves (symbolic links included) to a regular file inside
+    root: a definition may not point the build at /proc/self/environ or ../../secrets."""
+    if Path(name).is_absolute() or "\\" in name:
+        raise InputError(Problem("error", rel, f"path {name!r} must be relative to its folder", None, field))
+    path = base / name
+    real = path.resolve()
+    if not real.is_relative_to(root.resolve()):
+        raise InputError(
+            Problem("error", rel, f"path {name!r} leads outside {root.name}/; it is not read", None, field)
+        )
+    if not real.is_file():
+        raise InputError(Problem("error", rel, f"path {name!r} is not a regular file", None, field))
+    return real
+
+
 def read_text(path: Path, rel: str, problems: Problems) -> str:
     """Read a UTF-8 text file exactly (no newline translation). A BOM is a warning and is dropped."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(Problem("error", rel, f"cannot read file: {exc.strerror}")) from None
-    if size > MAX_FILE_BYTES:
-        raise InputError(Problem("error", rel, f"file is {size} bytes, over the {MAX_FILE_BYTES}-byte limit"))
-    data = path.read_bytes()
+    data = read_bytes(path, rel)
     if data.startswith(BOM):
         problems.warning(rel, "file starts with a UTF-8 byte-order mark; it was ignored")
         data = data[len(BOM) :]
@@ -99,18 +155,38 @@ def read_jsonl(path: Path, rel: str, problems: Problems) -> list[tuple[int, Any]
     """Return (line number, value) for every non-blank line; a bad line is an error naming it, others still load."""
     text = read_text(path, rel, problems)
     out: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         try:
             out.append((number, loads_strict(line)))
         except StrictJSONError as exc:
             problems.error(rel, str(exc), f"line {number}")
+            if problems.capped(rel):
+                break
     return out
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of text, split on LF only, one at a time (a file of millions of lines is never copied whole)."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
+
+
 class _StrictLoader(yaml.SafeLoader):
-    pass
+    """Safe YAML without aliases (an alias bomb expands a few lines into billions of nodes) and with string keys."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.events.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{event.anchor} is not allowed: write the value out", event.start_mark
+            )
+        return super().compose_node(parent, index)
 
 
 def _mapping_no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -118,6 +194,10 @@ def _mapping_no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> d
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key_node.value!r} is not a string: quote it", key_node.start_mark
+            )
         if key in out:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         out[key] = loader.construct_object(value_node, deep=True)
@@ -130,9 +210,14 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _m
 def read_yaml(path: Path, rel: str, problems: Problems) -> Any:
     text = read_text(path, rel, problems)
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        value = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise InputError(Problem("error", rel, f"nested more than {MAX_DEPTH} levels deep")) from None
     except yaml.YAMLError as exc:
         raise InputError(Problem("error", rel, f"invalid YAML: {exc}".replace("\n", " "))) from None
+    if too_deep(value):
+        raise InputError(Problem("error", rel, f"nested more than {MAX_DEPTH} levels deep"))
+    return value
 
 
 def dumps_canonical(value: Any) -> str:

@@ -48,6 +48,7 @@ class Turn:
     completed_at: str | None = None
     usage: dict[str, int] = field(default_factory=dict)
     error: str | None = None
+    truncated: bool = False  # stopped at the token limit; an empty completion can be truncated too
 
 
 @dataclass

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+
+from .secretscan import masked
+
+MAX_ERRORS_PER_FILE = 100  # past this a file's errors are counted, not listed, and its reader stops
 
 
 @dataclass(frozen=True)
@@ -19,7 +24,7 @@ class Problem:
             where += f", {self.record}"
         if self.field:
             where += f", field {self.field}"
-        return f"{self.severity}: {where}: {self.message}"
+        return masked(f"{self.severity}: {where}: {self.message}")  # a message may quote a value: never a secret
 
 
 @dataclass
@@ -27,9 +32,21 @@ class Problems:
     """An append-only list of problems shared by every reader of one build."""
 
     items: list[Problem] = field(default_factory=list)
+    per_file: Counter[str] = field(default_factory=Counter)
 
     def error(self, file: str, message: str, record: str | None = None, field: str | None = None) -> None:
-        self.items.append(Problem("error", file, message, record, field))
+        self.per_file[file] += 1
+        n = self.per_file[file]
+        if n <= MAX_ERRORS_PER_FILE:
+            self.items.append(Problem("error", file, message, record, field))
+        elif n == MAX_ERRORS_PER_FILE + 1:
+            self.items.append(
+                Problem("error", file, f"more than {MAX_ERRORS_PER_FILE} errors; the rest are not read or listed")
+            )
+
+    def capped(self, file: str) -> bool:
+        """Whether a file has had so many errors that reading more of it is pointless."""
+        return self.per_file[file] > MAX_ERRORS_PER_FILE
 
     def warning(self, file: str, message: str, record: str | None = None, field: str | None = None) -> None:
         self.items.append(Problem("warning", file, message, record, field))

@@ -2,25 +2,54 @@
 
 The rules follow the shapes used by the well-known open rule sets (gitleaks' default configuration and Yelp's
 detect-secrets plugins): provider keys with fixed prefixes, private key blocks, JWTs, credentials in URLs, bearer
-headers and long secrets assigned to key-like names. Zero-width and other format characters (Unicode category Cf)
-are removed before matching, so a key split by an invisible character is still found. Inline "allow" markers are
-not honoured: transcripts are written by models and may say anything.
+headers and long secrets assigned to key-like names. They run on RE2, whose matching time is linear in the text
+whatever the pattern, so no input can make the scan slow. Every default-ignorable code point and every format
+character (Unicode category Cf) is removed before matching, so a key split by an invisible character is still
+found. Inline "allow" markers are not honoured: transcripts are written by models and may say anything.
+
+Identifiers, file names and object keys cannot be redacted (pages, links and downloads are built from them): a
+finding in one always stops the build, with or without --redact-secrets. No finding ever prints the matched value.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-RULES: dict[str, re.Pattern[str]] = {
-    name: re.compile(pattern)
+import re2
+
+# Default_Ignorable_Code_Point, from the Unicode Character Database (DerivedCoreProperties.txt, Unicode 15.1).
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+
+RULES: dict[str, Any] = {
+    name: re2.compile(pattern)
     for name, pattern in {
         # the whole block: to its END line, or to the end of the text when the END line is missing
         "private-key-block": r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-        r"(?:-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        r"(?:-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z)",
         "aws-access-key-id": r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b",
         "aws-secret-access-key": r"(?i)aws.{0,20}(?:secret|private).{0,20}[\"'=:\s]+[A-Za-z0-9/+=]{40}\b",
         "github-token": r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
@@ -46,9 +75,10 @@ RULES: dict[str, re.Pattern[str]] = {
         "jwt": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         "credentials-in-url": r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{1,64}:[^\s/@\"'<>]{3,128}@[^\s/\"'<>]+",
         "bearer-token": r"(?i)\bauthorization\s*[:=]\s*\"?bearer\s+[A-Za-z0-9._~+/-]{20,}=*",
+        # the name may end a longer one: AZURE_OPENAI_API_KEY=…, DB_PASSWORD=…, "openai_api_key": …
         "secret-assignment": (
-            r"(?i)\b(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|password|passwd)"
-            r"\b[\"']?\s*[:=]\s*[\"']?(?=[A-Za-z0-9_+/=-]*\d)(?=[A-Za-z0-9_+/=-]*[A-Za-z])[A-Za-z0-9_+/=-]{20,}"
+            r"(?i)(?:\b|_)(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|password"
+            r"|passwd)\b[\"']?\s*[:=]\s*[\"']?(?P<value>[A-Za-z0-9_+/=-]{20,})"
         ),
     }.items()
 }
@@ -65,36 +95,59 @@ class Finding:
     record: str | None
     field: str
     rule: str
+    blocking: bool = False  # in an identifier, a file name or an object key: it cannot be redacted
 
     def __str__(self) -> str:
         where = self.file + (f", {self.record}" if self.record else "")
-        return f"secret: {where}, field {self.field}: matches rule {self.rule}"
+        why = "; it cannot be redacted (an identifier, file name or key): rename it" if self.blocking else ""
+        return masked(f"secret: {where}, field {self.field}: matches rule {self.rule}{why}")
 
 
-def _strip_format_chars(text: str) -> tuple[str, list[int]]:
-    """Remove Cf characters; return the stripped text and, per kept character, its index in the original."""
-    kept, index = [], []
-    for i, ch in enumerate(text):
-        if unicodedata.category(ch) != "Cf":
-            kept.append(ch)
-            index.append(i)
-    return "".join(kept), index
+@cache
+def _ignorable() -> re.Pattern[str]:
+    """Every default-ignorable code point and every format character (category Cf), as one character class."""
+    points = {cp for lo, hi in DEFAULT_IGNORABLE for cp in range(lo, hi + 1)}
+    points |= {cp for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf"}
+    ranges, run = [], None
+    for cp in sorted(points):
+        if run and cp == run[1] + 1:
+            run[1] = cp
+        else:
+            run = [cp, cp]
+            ranges.append(run)
+    return re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges) + "]")
+
+
+def _assigned_value_ok(m: Any) -> bool:
+    """A key assignment counts when its value holds a digit and a letter (RE2 has no look-ahead to say so), so
+    "password: correcthorsebatterystaple" is prose and "password=hunter2hunter2…" is a finding."""
+    value = m.group("value")
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 def find(text: str) -> list[tuple[str, int, int]]:
-    """(rule, start, end) spans in the original text, after matching on the text without format characters."""
-    if text.replace("\n", "").replace("\t", "").isprintable():  # no format characters: match the text as it is
-        if not _CANDIDATE.search(text):
-            return []
-        stripped, index = text, range(len(text))
-    else:
-        stripped, index = _strip_format_chars(text)
+    """(rule, start, end) spans in the original text, after matching on the text without invisible characters."""
+    removed = [m.start() for m in _ignorable().finditer(text)]
+    stripped = _ignorable().sub("", text) if removed else text
+    if not _CANDIDATE.search(stripped):
+        return []
+    shifted = [r - k for k, r in enumerate(removed)]  # where each removed character would sit in the stripped text
+
+    def original(i: int) -> int:
+        return i + bisect.bisect_right(shifted, i)
+
     spans = []
     for rule, pattern in RULES.items():
         for m in pattern.finditer(stripped):
-            if m.end() > m.start():
-                spans.append((rule, index[m.start()], index[m.end() - 1] + 1))
+            if m.end() > m.start() and (rule != "secret-assignment" or _assigned_value_ok(m)):
+                spans.append((rule, original(m.start()), original(m.end() - 1) + 1))
     return spans
+
+
+def masked(text: str) -> str:
+    """text with every finding replaced by its marker: for log lines, which must never print a secret."""
+    spans = find(text)
+    return redact(text, spans) if spans else text
 
 
 def redact(text: str, spans: list[tuple[str, int, int]]) -> str:
@@ -110,6 +163,31 @@ def redact(text: str, spans: list[tuple[str, int, int]]) -> str:
     return "".join(out)
 
 
+# fields that name things rather than say things: pages, links and downloads are built from them
+IDENTIFIER_FIELDS = frozenset(
+    {
+        "id",
+        "key",
+        "run_id",
+        "run_ids",
+        "entrant_id",
+        "item_id",
+        "judge_id",
+        "target_id",
+        "benchmark_id",
+        "version_id",
+        "pair_id",
+        "scenario_id",
+        "path",
+        "format",
+        "public_files",
+        "ignored_files",
+        "output_file",
+        "grading_file",
+    }
+)
+
+
 class Scanner:
     """Walks model objects, recording (and with redact=True replacing) every finding, with its location."""
 
@@ -117,29 +195,40 @@ class Scanner:
         self.redact = redact
         self.findings: list[Finding] = []
 
-    def text(self, value: str, file: str, record: str | None, field: str) -> str:
+    def text(self, value: str, file: str, record: str | None, field: str, blocking: bool = False) -> str:
         spans = find(value)
         if not spans:
             return value
         for rule in sorted({s[0] for s in spans}):
-            self.findings.append(Finding(file, record, field, rule))
-        return redact(value, spans) if self.redact else value
+            self.findings.append(Finding(file, record, field, rule, blocking))
+        return redact(value, spans) if self.redact and not blocking else value
 
-    def walk(self, value: Any, file: str, record: str | None, field: str, skip: tuple[str, ...] = ()) -> Any:
+    def walk(
+        self,
+        value: Any,
+        file: str,
+        record: str | None,
+        field: str,
+        skip: tuple[str, ...] = (),
+        blocking: bool = False,
+    ) -> Any:
         if isinstance(value, str):
-            return self.text(value, file, record, field)
+            return self.text(value, file, record, field, blocking)
         if isinstance(value, list):
             for i, item in enumerate(value):
-                value[i] = self.walk(item, file, record, f"{field}[{i}]")
+                value[i] = self.walk(item, file, record, f"{field}[{i}]", blocking=blocking)
             return value
         if isinstance(value, tuple):
-            return tuple(self.walk(item, file, record, f"{field}[{i}]") for i, item in enumerate(value))
+            return tuple(
+                self.walk(item, file, record, f"{field}[{i}]", blocking=blocking) for i, item in enumerate(value)
+            )
         if isinstance(value, set):
-            return {self.walk(item, file, record, field) for item in value}
+            return {self.walk(item, file, record, field, blocking=True) for item in value}
         if isinstance(value, dict):
             for key in list(value):
-                self.text(str(key), file, record, f"{field}.{key}" if field else str(key))
-                value[key] = self.walk(value[key], file, record, f"{field}.{key}" if field else str(key))
+                sub = f"{field}.{key}" if field else str(key)
+                self.text(str(key), file, record, sub, blocking=True)  # keys are looked up: never rewritten
+                value[key] = self.walk(value[key], file, record, sub, blocking=blocking)
             return value
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             if getattr(value, "source_file", None):  # a record with its own place: fields are named from it
@@ -148,7 +237,9 @@ class Scanner:
                 if f.name in skip or f.name in ("source_file", "source_record"):
                     continue
                 sub = f"{field}.{f.name}" if field else f.name
-                new = self.walk(getattr(value, f.name), file, record, sub)
+                new = self.walk(
+                    getattr(value, f.name), file, record, sub, blocking=blocking or f.name in IDENTIFIER_FIELDS
+                )
                 if not type(value).__dataclass_params__.frozen:
                     setattr(value, f.name, new)
             return value

@@ -14,7 +14,7 @@ from ..definitions import (
     RubricDefinition,
     TuckerDefinition,
 )
-from ..jsonio import read_json, read_jsonl, read_text, read_yaml
+from ..jsonio import confined, read_bytes, read_json, read_jsonl, read_text, read_yaml
 from ..model import Benchmark, BenchmarkVersion, Item
 from ..problems import InputError, Problems
 from ..validate import check
@@ -51,13 +51,18 @@ def _rel(content_dir: Path, path: Path) -> str:
     return f"content/{path.relative_to(content_dir).as_posix()}"
 
 
+def _file(content_dir: Path, folder: Path, name: str, ref: str | None = None, field: str | None = None) -> Path:
+    """A definition file, confined to the content folder. ref names the file that gave the path, if any."""
+    return confined(folder, content_dir, name, ref or _rel(content_dir, folder / name), field)
+
+
 def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> Benchmark | None:
     meta_path = bench_dir / "benchmark.yaml"
     rel = _rel(content_dir, meta_path)
     if not meta_path.is_file():
         problems.error(_rel(content_dir, bench_dir), "benchmark folder has no benchmark.yaml")
         return None
-    meta = read_yaml(meta_path, rel, problems)
+    meta = read_yaml(_file(content_dir, bench_dir, "benchmark.yaml"), rel, problems)
     if not check(meta, "benchmark", rel, None, problems):
         return None
     if meta["id"] != bench_dir.name:
@@ -69,10 +74,14 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
         system=meta["system"],
         summary=meta["summary"],
         methodology_md=read_text(
-            bench_dir / meta["methodology"], _rel(content_dir, bench_dir / meta["methodology"]), problems
+            _file(content_dir, bench_dir, meta["methodology"], rel, "methodology"),
+            _rel(content_dir, bench_dir / meta["methodology"]),
+            problems,
         ),
         limitations_md=read_text(
-            bench_dir / meta["limitations"], _rel(content_dir, bench_dir / meta["limitations"]), problems
+            _file(content_dir, bench_dir, meta["limitations"], rel, "limitations"),
+            _rel(content_dir, bench_dir / meta["limitations"]),
+            problems,
         ),
         rank_claims=meta["rank_claims"],
         definition_demo_note=meta.get("definition_demo_note", ""),
@@ -95,7 +104,7 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
 
 def _load_pack(content_dir: Path, bench_id: str, vdir: Path, problems: Problems) -> BenchmarkVersion | None:
     rel = _rel(content_dir, vdir / "pack.yaml")
-    spec = read_yaml(vdir / "pack.yaml", rel, problems)
+    spec = read_yaml(_file(content_dir, vdir, "pack.yaml"), rel, problems)
     if not check(spec, "pack", rel, None, problems):
         return None
     if spec["pack_version"] != vdir.name:
@@ -103,8 +112,8 @@ def _load_pack(content_dir: Path, bench_id: str, vdir: Path, problems: Problems)
             rel, f"pack_version {spec['pack_version']!r} differs from its folder {vdir.name!r}", None, "pack_version"
         )
         return None
-    prompts_path = vdir / spec["prompts"]
-    prel = _rel(content_dir, prompts_path)
+    prompts_path = _file(content_dir, vdir, spec["prompts"], rel, "prompts")
+    prel = _rel(content_dir, vdir / spec["prompts"])
     categories = [(c["id"], c["title"]) for c in spec["categories"]]
     items: list[Item] = []
     seen: set[str] = set()
@@ -138,7 +147,7 @@ def _load_pack(content_dir: Path, bench_id: str, vdir: Path, problems: Problems)
             problems.error(prel, f"category {cat_id} has {n} cases, pack.yaml declares {spec['cases_per_category']}")
     definition = PackDefinition(
         pack_version=spec["pack_version"],
-        corpus_hash=sha256_bytes(prompts_path.read_bytes()),
+        corpus_hash=sha256_bytes(read_bytes(prompts_path, prel)),
         glyphs=tuple(spec["apostrophe_glyphs"]),
         categories=categories,
         cases_per_category=spec["cases_per_category"],
@@ -151,11 +160,12 @@ def _load_pack(content_dir: Path, bench_id: str, vdir: Path, problems: Problems)
 
 def _load_rubric(content_dir: Path, bench_id: str, vdir: Path, problems: Problems) -> BenchmarkVersion | None:
     rel = _rel(content_dir, vdir / "rubric.yaml")
-    spec = read_yaml(vdir / "rubric.yaml", rel, problems)
+    spec = read_yaml(_file(content_dir, vdir, "rubric.yaml"), rel, problems)
     if not check(spec, "rubric", rel, None, problems):
         return None
     trel = _rel(content_dir, vdir / spec["tasks"])
-    tasks = read_yaml(vdir / spec["tasks"], trel, problems)
+    tasks_path = _file(content_dir, vdir, spec["tasks"], rel, "tasks")
+    tasks = read_yaml(tasks_path, trel, problems)
     if not check(tasks, "rubric-tasks", trel, None, problems):
         return None
     items = [
@@ -171,7 +181,12 @@ def _load_rubric(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
         bands=[(b["min"], b["label"]) for b in spec.get("bands", [])],
         uncertainty=dict(spec["uncertainty"]),
     )
-    digest = files_hash({p.name: sha256_bytes(p.read_bytes()) for p in (vdir / "rubric.yaml", vdir / spec["tasks"])})
+    digest = files_hash(
+        {
+            "rubric.yaml": sha256_bytes(read_bytes(_file(content_dir, vdir, "rubric.yaml"), rel)),
+            tasks_path.name: sha256_bytes(read_bytes(tasks_path, trel)),
+        }
+    )
     return BenchmarkVersion(bench_id, spec["rubric_version"], digest, definition, items)
 
 
@@ -192,10 +207,11 @@ def _load_tucker(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
     if missing:
         problems.error(_rel(content_dir, vdir), f"frozen input(s) missing: {', '.join(missing)}")
         return None
-    files = {n: sha256_bytes((vdir / n).read_bytes()) for n in TUCKER_FILES}
-    pilot = read_json(vdir / "config/pilot.json", rel("config/pilot.json"), problems)
-    scen = read_json(vdir / "config/scenarios.json", rel("config/scenarios.json"), problems)
-    cal = read_json(vdir / "config/calibration.json", rel("config/calibration.json"), problems)
+    paths = {n: _file(content_dir, vdir, n) for n in TUCKER_FILES}
+    files = {n: sha256_bytes(read_bytes(paths[n], rel(n))) for n in TUCKER_FILES}
+    pilot = read_json(paths["config/pilot.json"], rel("config/pilot.json"), problems)
+    scen = read_json(paths["config/scenarios.json"], rel("config/scenarios.json"), problems)
+    cal = read_json(paths["config/calibration.json"], rel("config/calibration.json"), problems)
     ok = check(pilot, "tucker-pilot", rel("config/pilot.json"), None, problems)
     ok &= check(scen, "tucker-scenarios", rel("config/scenarios.json"), None, problems)
     ok &= check(cal, "tucker-calibration", rel("config/calibration.json"), None, problems)
@@ -249,8 +265,8 @@ def _load_tucker(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
         refusal_patterns=list(pilot.get("refusal_patterns", [])),
         settings={"entrants": pilot.get("entrant_settings", {}), "judges": pilot.get("judge_settings", {})},
         documents={
-            "persona.md": read_text(vdir / "prompts/persona.md", rel("prompts/persona.md"), problems),
-            "judge.md": read_text(vdir / "prompts/judge.md", rel("prompts/judge.md"), problems),
+            "persona.md": read_text(paths["prompts/persona.md"], rel("prompts/persona.md"), problems),
+            "judge.md": read_text(paths["prompts/judge.md"], rel("prompts/judge.md"), problems),
         },
     )
     return BenchmarkVersion(bench_id, pilot["version"], definition.content_hash, definition, items)

@@ -106,7 +106,14 @@ def read_pack_run(
         turns = [Turn("user", case.prompt)]
         if rec["status"] != "not_run":
             turns.append(
-                Turn("assistant", content, state=turn_state, completed_at=rec["collected_at"], error=rec["error"])
+                Turn(
+                    "assistant",
+                    content,
+                    state=turn_state,
+                    completed_at=rec["collected_at"],
+                    error=rec["error"],
+                    truncated=rec["truncated"],
+                )
             )
         run.transcripts.append(
             Transcript(

@@ -65,7 +65,28 @@ def load_project(content_dir: Path, run_roots: list[Path], problems: Problems | 
     for bench in project.benchmarks:
         for version in bench.versions:
             version.runs.sort(key=lambda r: r.id)
+            _refuse_case_collisions(version, problems)
     return project
+
+
+def _refuse_case_collisions(version: Any, problems: Problems) -> None:
+    """Ids become folder names: two that differ only in case would overwrite each other on a case-insensitive disk
+    (macOS, Windows) or host. Such runs are refused, both of them, rather than one silently winning."""
+    for kind, ids in (
+        ("run_id", [r.id for r in version.runs]),
+        ("entrant id", sorted({e.id for r in version.runs for e in r.entrants})),
+    ):
+        seen: dict[str, str] = {}
+        for i in ids:
+            other = seen.setdefault(i.casefold(), i)
+            if other != i:
+                runs = [r for r in version.runs if r.id in (i, other) or {e.id for e in r.entrants} & {i, other}]
+                for run in runs:
+                    problems.error(
+                        f"{run.path}/{marker_for(run)}",
+                        f"{kind} {i!r} and {other!r} differ only in case; their pages would collide",
+                    )
+                version.runs = [r for r in version.runs if r not in runs]
 
 
 def _load_run(run_dir: Path, rel: str, root: Path, benchmarks: dict[str, Benchmark], project: Project) -> None:

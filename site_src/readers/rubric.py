@@ -28,6 +28,7 @@ def parse_markdown_grading(text: str, categories: list[str], file: str, problems
         return None
     out: dict[str, Any] = {"category_scores": {}}
     feedback: list[str] = []
+    first_line: dict[str, int] = {}
     ok = True
     for number, line in enumerate(text.splitlines(), start=1):
         m = _MD_LINE.match(line)
@@ -35,6 +36,11 @@ def parse_markdown_grading(text: str, categories: list[str], file: str, problems
             continue
         key, value = m.group(1), m.group(2)
         record = f"line {number}"
+        if key != "feedback" and key in first_line:  # as the JSON form refuses a duplicate key: no last-one-wins
+            problems.error(file, f"{key} is given twice (first on line {first_line[key]})", record, key)
+            ok = False
+            continue
+        first_line.setdefault(key, number)
         try:
             if key in categories:
                 out["category_scores"][key] = int(value)

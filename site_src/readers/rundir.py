@@ -17,6 +17,18 @@ from ..problems import Problems
 # metadata file name -> format family
 RUN_MARKERS = {"metadata.json": "uzbek-pack", "run.json": "dual-layer", "manifest.json": "tuckerbench"}
 
+# files and folders only a run directory holds -> the metadata file its format needs
+_RUN_CONTENT = {
+    "responses.jsonl": "metadata.json",
+    "tasks": "run.json",
+    "transcripts": "manifest.json",
+    "judgments": "manifest.json",
+    "calibration.jsonl": "manifest.json",
+    "human-pairs.jsonl": "manifest.json",
+    "reported-scores.json": "manifest.json",
+}
+# files a folder of runs may hold beside its run directories
+_NOTES = re.compile(r"^(?:README|LICEN[CS]E|NOTICE)(?:\.(?:md|txt|rst))?$", re.IGNORECASE)
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,120}$")
 
 
@@ -29,16 +41,49 @@ def find_run_dirs(root: Path, problems: Problems, label: str = "runs") -> list[P
         problems.error(label, "expected a folder of runs, got a file")
         return []
     found: list[Path] = []
+    root_real = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
+        for name in [d for d in dirnames if (here / d).is_symlink()]:  # os.walk lists them but never enters
+            dirnames.remove(name)
+            shown = "/".join(filter(None, (label, (here / name).relative_to(root).as_posix())))
+            if (here / name).resolve().is_relative_to(root_real):
+                problems.warning(shown, "symbolic link to a folder is not followed; store the folder itself")
+            else:
+                problems.error(shown, "symbolic link points outside the runs folder; it is not followed")
         if any(name in RUN_MARKERS for name in filenames):
             found.append(here)
             dirnames[:] = []  # a run's own subfolders belong to it
             continue
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        _no_marker(here, root, label, dirnames, filenames, problems)
     if not found:
         problems.error(label, "no run directory found (a run directory holds metadata.json, run.json or manifest.json)")
     return sorted(found)
+
+
+def _no_marker(
+    here: Path, root: Path, label: str, dirnames: list[str], filenames: list[str], problems: Problems
+) -> None:
+    """A folder without a metadata file may hold run folders and notes, nothing else: a run whose metadata file is
+    missing must not vanish from the site without a word."""
+    shown = "/".join(filter(None, (label, here.relative_to(root).as_posix().strip(".") or None)))
+    needs = sorted({_RUN_CONTENT[n] for n in [*dirnames, *filenames] if n in _RUN_CONTENT})
+    if needs:
+        problems.error(
+            shown,
+            f"looks like a run directory ({', '.join(sorted(n for n in [*dirnames, *filenames] if n in _RUN_CONTENT))})"
+            f" but has no {' or '.join(needs)}; the run is not read until its metadata file is there",
+        )
+        dirnames[:] = [d for d in dirnames if d not in _RUN_CONTENT]
+        return
+    stray = sorted(f for f in filenames if not f.startswith(".") and not _NOTES.match(f))
+    if stray:
+        problems.error(
+            shown,
+            f"holds file(s) but no run metadata file (metadata.json, run.json or manifest.json): "
+            f"{', '.join(stray[:5])}{' …' if len(stray) > 5 else ''}; they are not read",
+        )
 
 
 def list_files(run_dir: Path, runs_root: Path, rel_run: str, problems: Problems) -> list[str]:

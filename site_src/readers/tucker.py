@@ -176,6 +176,7 @@ def read_tucker_run(
     if "calibration.jsonl" in files:
         crel = f"{rel}/calibration.jsonl"
         responses = {c.id for c in d.calibration}
+        first_cal: dict[tuple[str, str], int] = {}
         for line, rec in _jsonl(run_dir / "calibration.jsonl", crel, problems):
             record = f"line {line}"
             if not check(rec, "tucker-calibration-judgment", crel, record, problems):
@@ -183,6 +184,16 @@ def read_tucker_run(
             if rec["judge"] not in judge_ids or rec["response_id"] not in responses:
                 problems.error(crel, "unknown judge or calibration response", record)
                 continue
+            cal_key = (rec["judge"], rec["response_id"])
+            if cal_key in first_cal:
+                problems.error(
+                    crel,
+                    f"duplicate calibration judgment of {rec['response_id']} by {rec['judge']} "
+                    f"(first on line {first_cal[cal_key]})",
+                    record,
+                )
+                continue
+            first_cal[cal_key] = line
             if _scores_ok(rec, d, "single", crel, record, problems):
                 run.calibration.append(
                     Judgment(
@@ -198,12 +209,22 @@ def read_tucker_run(
                 )
     if "human-pairs.jsonl" in files:
         hrel = f"{rel}/human-pairs.jsonl"
+        first_pair: dict[str, int] = {}
         for line, rec in _jsonl(run_dir / "human-pairs.jsonl", hrel, problems):
             record = f"line {line}"
             if check(rec, "tucker-human-pair", hrel, record, problems):
                 if rec["scenario_id"] not in scenarios:
                     problems.error(hrel, "unknown scenario", record, "scenario_id")
                     continue
+                if rec["pair_id"] in first_pair:  # a repeat or a conflicting choice: neither may count twice
+                    problems.error(
+                        hrel,
+                        f"pair {rec['pair_id']} is recorded twice (first on line {first_pair[rec['pair_id']]})",
+                        record,
+                        "pair_id",
+                    )
+                    continue
+                first_pair[rec["pair_id"]] = line
                 run.human_pairs.append(
                     HumanPair(rec["pair_id"], rec["scenario_id"], rec["choice"], rec.get("reviewer"), hrel, record)
                 )
@@ -306,6 +327,7 @@ def _read_transcript(
                 raw["completed_at"],
                 dict(raw["usage"]),
                 f"{kind}: {raw['error']}" if state == "error" else None,
+                truncated=state != "error" and raw["stop_reason"] == "length",
             )
         )
     users = [t.content for t in turns if t.role == "user"]
@@ -328,7 +350,7 @@ def _read_transcript(
         source_file=trel,
         source_record="(whole file)",
         turns=turns,
-        truncated=any(t.state == "truncated" for t in turns),
+        truncated=any(t.truncated for t in turns),
     )
 
 

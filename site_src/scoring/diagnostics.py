@@ -71,7 +71,7 @@ def diagnose(
             n, forms = count_profanity(text, lexicon)
             d.profanity += n
             d.profanity_forms |= forms
-            d.truncated += turn.state == "truncated"
+            d.truncated += turn.truncated
             d.empty += turn.state == "empty"
             d.errors += turn.state == "error"
             d.input_tokens += turn.usage.get("input_tokens", 0)

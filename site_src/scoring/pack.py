@@ -157,12 +157,16 @@ def score_pack(version: BenchmarkVersion) -> Scored:
                 p = outs.count("pass")
                 g = sum(o in ("pass", "fail") for o in outs)
                 if g == d.cases_per_category:
-                    cells[cat_id] = Cell(count_pct(p, d.cases_per_category), p / d.cases_per_category)
+                    cells[cat_id] = Cell(
+                        count_pct(p, d.cases_per_category), p / d.cases_per_category, n=p, of=d.cases_per_category
+                    )
                 else:
                     cells[cat_id] = Cell(
                         f"{p} pass / {g} graded of {d.cases_per_category}",
                         None,
                         _gap_note(gaps_by_cat[cat_id]),
+                        n=p,
+                        of=d.cases_per_category,
                     )
             check_stats[key] = checks
             rows.append(
@@ -177,6 +181,8 @@ def score_pack(version: BenchmarkVersion) -> Scored:
                     coverage=cov,
                     cells=cells,
                     flags=flags,
+                    attempt=attempt,
+                    count=passes,
                 )
             )
     board = Leaderboard(

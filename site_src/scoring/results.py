@@ -73,6 +73,8 @@ class Cell:
     text: str
     value: float | None = None  # for sorting and charts; None where no full figure exists
     note: str = ""
+    n: int | None = None  # the count behind the figure: passes of a proportion, observations of a mean
+    of: int | None = None  # the denominator of a proportion (cases in the category)
 
 
 @dataclass
@@ -88,6 +90,8 @@ class Row:
     cells: dict[str, Cell] = field(default_factory=dict)
     flags: list[Flag] = field(default_factory=list)
     rank: int | None = None
+    attempt: int | None = None  # the attempt a row stands for, where a run holds several
+    count: int | None = None  # whole items behind a proportion score (passing cases), never parsed from text
 
 
 @dataclass

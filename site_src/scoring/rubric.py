@@ -223,4 +223,4 @@ def _category_mean(finals: list[IterationResult], category: str) -> Cell:
     if not finals:
         return Cell("–", None, "no finished task")
     mean = sum(f.category_scores[category] for f in finals) / len(finals)
-    return Cell(f"{mean:.1f} (n = {len(finals)})", mean)
+    return Cell(f"{mean:.1f} (n = {len(finals)})", mean, n=len(finals))

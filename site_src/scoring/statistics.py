@@ -76,7 +76,7 @@ def _tucker(version, scored, params, declared):  # noqa: ANN001, ANN202 - intern
                 for t in mine:
                     if t.attempt == rep:
                         groups[scored.transcripts[t.id].kind].append(scored.transcripts[t.id].score)
-                per_rep[rep] = 10 * sum(w * float(np.mean(groups[g])) for g, w in d.group_weights.items())
+                per_rep[rep] = d.to_100 * sum(w * float(np.mean(groups[g])) for g, w in d.group_weights.items())
             values = list(per_rep.values())
             stats.variation = " · ".join(f"repetition {r}: {v:.1f}" for r, v in per_rep.items())
             stats.variation += f" (spread {max(values) - min(values):.1f})"
@@ -94,11 +94,11 @@ def _tucker(version, scored, params, declared):  # noqa: ANN001, ANN202 - intern
             for dim, v in r.dimensions.items():
                 dim_sums[dim][k] += v
                 dim_counts[dim][k] += 1
-        overall = 10 * sum(w * resampled_means(draws, sums, counts, masks[g]) for g, w in d.group_weights.items())
+        overall = d.to_100 * sum(w * resampled_means(draws, sums, counts, masks[g]) for g, w in d.group_weights.items())
         boot[row.key] = overall
         stats.score = percentile(overall, level)
         for g in d.group_weights:
-            stats.cells[f"group:{g}"] = percentile(10 * resampled_means(draws, sums, counts, masks[g]), level)
+            stats.cells[f"group:{g}"] = percentile(d.to_100 * resampled_means(draws, sums, counts, masks[g]), level)
         for dim in d.dimensions:
             stats.cells[dim.id] = percentile(resampled_means(draws, dim_sums[dim.id], dim_counts[dim.id]), level)
     note = (
@@ -137,23 +137,29 @@ def _pack(version, scored, params, declared):  # noqa: ANN001, ANN202
 
     def outcome_of(row: Row) -> dict[str, str]:
         run = next(r for r in version.runs if r.id == row.run_ids[0])
-        attempt = int(row.key.rsplit("--a", 1)[1]) if "--a" in row.key else 1
-        return {t.item_id: scored.transcripts[t.id].outcome for t in run.transcripts if t.attempt == attempt}
+        return {t.item_id: scored.transcripts[t.id].outcome for t in run.transcripts if t.attempt == row.attempt}
 
     def cell_of(ids: list[str]) -> dict[str, np.ndarray]:
         return {c: np.array([s == c for s in strata], dtype=float) for c in dict.fromkeys(strata)}
 
     rows, boot = _binary(version, scored, params, declared, strata, outcome_of, cell_of)
-    if declared.get("run_variation"):  # the pack scorer already lists each entrant's runs side by side
+    if declared.get("run_variation"):  # each run of a model side by side, never merged, never best-of
+        by_entrant: dict[str, list[Row]] = defaultdict(list)
         for row in scored.leaderboard.rows:
-            runs = scored.tables["variation"][row.entrant_id]["runs"]
+            by_entrant[row.entrant_id].append(row)
+        for row in scored.leaderboard.rows:
+            runs = sorted(by_entrant[row.entrant_id], key=lambda r: (r.run_ids[0], r.attempt or 0))
             if len(runs) > 1:
-                parts = [f"{key}: {text.split(' ·')[0] if complete else 'incomplete'}" for key, text, complete in runs]
+                parts = [
+                    f"{r.key}: {f'{r.count} / {r.coverage.expected}' if r.complete else 'incomplete'}" for r in runs
+                ]
                 rows[row.key].variation = f"{len(runs)} runs of this model — " + "; ".join(parts)
+    per_category = version.definition.cases_per_category
     note = (
         f"{int(params['level'] * 100)}% intervals: case-clustered bootstrap within categories, "
-        f"{params['resamples']} resamples, seed {params['seed']}, 24 cases. With three cases a category interval "
-        "spans most of the range: it shows how little three cases can say."
+        f"{params['resamples']} resamples, seed {params['seed']}, {len(version.items)} cases. With "
+        f"{per_category} case{'s' if per_category != 1 else ''} per category a category interval spans much of the "
+        f"range: it shows how little {per_category} case{'s' if per_category != 1 else ''} can say."
     )
     return rows, boot, note
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from fractions import Fraction
 from statistics import fmean
 
 from ..definitions import TuckerDefinition
@@ -83,7 +84,7 @@ def score_transcript(
 def overall(groups: dict[str, float | None], d: TuckerDefinition) -> float | None:
     if any(groups.get(g) is None for g in d.group_weights):
         return None
-    return 10 * sum(d.group_weights[g] * groups[g] for g in d.group_weights)  # 0–10 scale -> out of 100
+    return d.to_100 * sum(d.group_weights[g] * groups[g] for g in d.group_weights)  # judge scale -> out of 100
 
 
 def score_entrant(run: Run, entrant: Entrant, results: dict[str, TranscriptScore], d: TuckerDefinition) -> EntrantScore:
@@ -170,8 +171,7 @@ def score_tucker(version: BenchmarkVersion) -> Scored:
             stored = run.stored_scores.get(entrant.id, {})
             for name, value in (
                 ("overall", es.overall if es.complete else es.partial),
-                ("single", _g(es, "single")),
-                ("conversation", _g(es, "conversation")),
+                *((g, _g(es, g, d)) for g in d.group_weights),
             ):
                 if name in stored and value is not None and abs(stored[name] - value) > 0.05:
                     discrepancies.append(
@@ -214,11 +214,13 @@ def score_tucker(version: BenchmarkVersion) -> Scored:
             cells = {}
             for dim in d.dimensions:
                 mean, n = es.dimensions[dim.id]
-                cells[dim.id] = Cell(f"{mean:.2f} (n = {n})" if mean is not None else "–", mean)
+                cells[dim.id] = Cell(f"{mean:.2f} (n = {n})" if mean is not None else "–", mean, n=n)
             for g, (mean, n, expected) in es.groups.items():
                 cells[f"group:{g}"] = Cell(
-                    f"{mean * 10:.1f} ({n} / {expected})" if mean is not None else f"– (0 / {expected})",
-                    mean * 10 if mean is not None else None,
+                    f"{mean * d.to_100:.1f} ({n} / {expected})" if mean is not None else f"– (0 / {expected})",
+                    mean * d.to_100 if mean is not None else None,
+                    n=n,
+                    of=expected,
                 )
             rows.append(
                 Row(
@@ -246,8 +248,16 @@ def score_tucker(version: BenchmarkVersion) -> Scored:
         ranked=True,
         discrepancies=discrepancies,
         notes=[
-            "Overall = 1/3 single-response mean + 2/3 conversation mean, on 0–10 scaled to 100.",
-            "Dimension means are on the judges' 0–10 scale; persistence applies to conversations only.",
+            "Overall = "
+            + " + ".join(f"{Fraction(w).limit_denominator(1000)} {g} mean" for g, w in d.group_weights.items())
+            + f", on the judges' 0–{d.scale_max:g} scale expressed out of 100.",
+            f"Dimension means are on the judges' 0–{d.scale_max:g} scale; "
+            + "; ".join(
+                f"{dim.title.lower()} applies to {' and '.join(dim.applies_to)} items only"
+                for dim in d.dimensions
+                if set(dim.applies_to) != set(d.group_weights)
+            )
+            + ".",
             "Pilot scores are development diagnostics: intervals and separation describe sampling over these "
             "scenarios only, not judge bias or disagreement.",
         ],
@@ -255,6 +265,6 @@ def score_tucker(version: BenchmarkVersion) -> Scored:
     return Scored(board, results, {"entrants": entrants})
 
 
-def _g(es: EntrantScore, group: str) -> float | None:
+def _g(es: EntrantScore, group: str, d: TuckerDefinition) -> float | None:
     mean = es.groups.get(group, (None, 0, 0))[0]
-    return mean * 10 if mean is not None else None
+    return mean * d.to_100 if mean is not None else None

@@ -18,7 +18,7 @@ from flask_frozen import Freezer
 from .. import GENERATOR
 from ..outdir import output_problem, swap_in
 from ..readers.project import Project
-from ..secretscan import Finding
+from ..secretscan import Finding, masked
 from .app import CARDS_PER_PAGE, create_app
 from .publish import scan_output, scan_release, sources_for
 from .release import Release, build_release, paginate
@@ -101,7 +101,10 @@ def write_manifest(site: Path, release: Release, redactions: list[Finding]) -> N
     manifest = {
         "generator": GENERATOR,
         "files": files,
-        "redactions": [{"file": f.file, "record": f.record, "field": f.field, "rule": f.rule} for f in redactions],
+        "redactions": [  # located, never quoted: a location can itself hold the secret (a file name), so mask it
+            {"file": masked(f.file), "record": f.record and masked(f.record), "field": masked(f.field), "rule": f.rule}
+            for f in redactions
+        ],
     }
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     (site / MANIFEST).write_text(text, encoding="utf-8")
@@ -116,14 +119,17 @@ def build_site(
         return 1
     release = build_release(project)  # scores are computed here, from the text exactly as recorded
     findings = scan_release(release, redact=redact_secrets)
-    if findings and not redact_secrets:
-        for finding in findings:
+    refused = [f for f in findings if f.blocking or not redact_secrets]
+    if refused:
+        for finding in refused:
             print(finding, file=sys.stderr)
-        print(
-            f"{len(findings)} possible secret(s) found; nothing was written. Remove them from the runs, or build "
-            "with --redact-secrets to publish with each one replaced by a visible marker.",
-            file=sys.stderr,
+        hint = (
+            "Rename each identifier or file named above; no build can publish it redacted."
+            if redact_secrets
+            else "Remove them from the runs, or build with --redact-secrets to publish with each one replaced by a "
+            "visible marker (identifiers and file names must be renamed)."
         )
+        print(f"{len(refused)} possible secret(s) found; nothing was written. {hint}", file=sys.stderr)
         return 1
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -131,11 +137,17 @@ def build_site(
     try:
         urls = freeze(release, tmp, base_path)
         leaked = scan_output(tmp)
-        if leaked:
-            raise RuntimeError("secret scan of the written files found: " + "; ".join(map(str, leaked)))
-        if search:
+        if search and not leaked:
             index_for_search(tmp)
-        write_manifest(tmp, release, findings)
+        if not leaked:
+            write_manifest(tmp, release, findings)
+            leaked = scan_output(tmp, only=MANIFEST)
+        if leaked:  # a backstop: the release scan should have caught these
+            for finding in leaked:
+                print(finding, file=sys.stderr)
+            print("the written site failed the secret scan; nothing was published", file=sys.stderr)
+            shutil.rmtree(tmp, ignore_errors=True)
+            return 1
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -143,9 +155,9 @@ def build_site(
     pages = sum(1 for u in urls if u.endswith("/") or u.endswith(".html"))
     print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
     for finding in findings:
-        print(f"redacted: {finding}")
+        print(f"redacted: {finding}")  # Finding masks its own location
     if release.ignored:
         print(f"not published ({len(release.ignored)} file(s) outside the run formats):")
         for path, why in release.ignored:
-            print(f"  {path}: {why}")
+            print(f"  {masked(path)}: {why}")
     return 0

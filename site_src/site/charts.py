@@ -5,8 +5,6 @@ Each chart also offers its Vega-Lite spec (data inline) and its data as CSV for 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,6 +14,7 @@ import altair as alt
 import vl_convert
 
 from ..jsonio import dumps_canonical
+from .downloads import write_csv
 from .release import VersionView
 
 
@@ -28,12 +27,10 @@ class Chart:
     spec: dict[str, Any]
 
     def csv(self) -> str:
-        buf = io.StringIO()
-        if self.rows:
-            writer = csv.DictWriter(buf, fieldnames=list(self.rows[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(self.rows)
-        return buf.getvalue()
+        if not self.rows:
+            return ""
+        header = list(self.rows[0])
+        return write_csv(header, [["" if r[k] is None else r[k] for k in header] for r in self.rows])
 
     def spec_json(self) -> str:
         return dumps_canonical(self.spec)
@@ -61,6 +58,7 @@ def charts_for(view: VersionView) -> list[Chart]:
 
 def _tucker_dimensions(view: VersionView) -> Chart:
     stats = view.stats
+    top = view.version.definition.scale_max
     rows = []
     for row in view.rows:
         for dim in view.version.definition.dimensions:
@@ -89,7 +87,11 @@ def _tucker_dimensions(view: VersionView) -> Chart:
         .encode(
             x=x,
             xOffset="entrant:N",
-            y=alt.Y("mean_score:Q", title="Mean judge score (0–10)", scale=alt.Scale(domain=[0, 10])),
+            y=alt.Y(
+                "mean_score:Q",
+                title=f"Mean judge score (0–{top:g})",
+                scale=alt.Scale(domain=[0, top]),
+            ),
             color=_colour(view),
             tooltip=["entrant:N", "dimension:N", "mean_score:Q", "interval_low:Q", "interval_high:Q"],
         )
@@ -109,7 +111,7 @@ def _tucker_dimensions(view: VersionView) -> Chart:
     return Chart(
         "dimensions",
         "Per-dimension scores per entrant",
-        "Bar chart of each entrant's mean judge score per dimension on the 0–10 scale, with black lines "
+        f"Bar chart of each entrant's mean judge score per dimension on the 0–{top:g} scale, with black lines "
         "spanning the bootstrap intervals of complete entrants; incomplete entrants' means cover only their "
         "fully judged transcripts and have no interval.",
         rows,
@@ -119,17 +121,19 @@ def _tucker_dimensions(view: VersionView) -> Chart:
 
 def _tucker_distribution(view: VersionView) -> Chart:
     """A histogram per entrant (one-point bins), so the chart stays small however many transcripts there are."""
+    top = view.version.definition.scale_max
+    bins = max(1, int(top))
+    width = top / bins
     counts: dict[tuple[str, int], int] = {}
     for tid, t in view.transcripts.items():
         r = view.scored.transcripts[tid]
         if r.score is not None:
-            key = (view.entrants[t.entrant_id].label, min(int(r.score), 9))
+            key = (view.entrants[t.entrant_id].label, min(int(r.score / width), bins - 1))
             counts[key] = counts.get(key, 0) + 1
     labels = sorted({e for e, _ in counts})
+    names = [f"{b * width:g}–{(b + 1) * width:g}" for b in range(bins)]
     rows = [
-        {"entrant": e, "score_bin": f"{b}–{b + 1}", "transcripts": counts.get((e, b), 0)}
-        for e in labels
-        for b in range(10)
+        {"entrant": e, "score_bin": names[b], "transcripts": counts.get((e, b), 0)} for e in labels for b in range(bins)
     ]
     chart = (
         _base(rows)
@@ -137,8 +141,8 @@ def _tucker_distribution(view: VersionView) -> Chart:
         .encode(
             x=alt.X(
                 "score_bin:O",
-                title="Transcript score (0–10, two judges averaged)",
-                sort=[f"{b}–{b + 1}" for b in range(10)],
+                title=f"Transcript score (0–{top:g}, judges averaged)",
+                sort=names,
                 axis=alt.Axis(labelAngle=0),
             ),
             xOffset="entrant:N",
@@ -223,17 +227,18 @@ def _rubric_iterations(view: VersionView) -> Chart:
 
 def _pack_categories(view: VersionView) -> Chart:
     rows = []
-    titles = dict(view.version.definition.categories)
+    d = view.version.definition
+    titles = dict(d.categories)
+    per_category = d.cases_per_category
     for row in view.rows:
         for cat, cell in row.cells.items():
-            passes = int(cell.text.split(" ")[0])
             rows.append(
                 {
                     "entrant": view.entrants[row.entrant_id].label,
                     "run": row.key,
                     "category": titles[cat],
-                    "passes": passes,
-                    "graded_of_3": cell.value is not None,
+                    "passes": cell.n,
+                    f"all_{per_category}_graded": cell.value is not None,
                 }
             )
     chart = (
@@ -243,7 +248,10 @@ def _pack_categories(view: VersionView) -> Chart:
             x=alt.X("category:N", title=None, sort=list(titles.values())),
             xOffset="run:N",
             y=alt.Y(
-                "passes:Q", title="Passing cases (of 3)", scale=alt.Scale(domain=[0, 3]), axis=alt.Axis(tickCount=3)
+                "passes:Q",
+                title=f"Passing cases (of {per_category})",
+                scale=alt.Scale(domain=[0, per_category]),
+                axis=alt.Axis(tickCount=min(per_category, 10)),
             ),
             color=_colour(view),
             tooltip=["run:N", "category:N", "passes:Q"],
@@ -253,7 +261,7 @@ def _pack_categories(view: VersionView) -> Chart:
     return Chart(
         "dimensions",
         "Passing cases per category and run",
-        "Bar chart of passing cases out of three per category, one bar per run directory; a category with "
+        f"Bar chart of passing cases out of {per_category} per category, one bar per run directory; a category with "
         "ungraded cases shows only the passes observed.",
         rows,
         chart.to_dict(),
@@ -262,10 +270,13 @@ def _pack_categories(view: VersionView) -> Chart:
 
 def _pack_outcomes(view: VersionView) -> Chart:
     rows = []
-    for row in view.rows:
+    cases = view.version.definition.case_count
+    for row in view.rows:  # one row per run directory and attempt: never merged, never counted twice
         counts: dict[str, int] = {}
-        for tid in (t.id for t in view.runs[row.run_ids[0]].transcripts):
-            outcome = view.scored.transcripts[tid].outcome
+        for t in view.runs[row.run_ids[0]].transcripts:
+            if t.attempt != row.attempt:
+                continue
+            outcome = view.scored.transcripts[t.id].outcome
             counts[outcome] = counts.get(outcome, 0) + 1
         for outcome in ("pass", "fail", "needs_review", "ungraded"):
             rows.append({"run": row.key, "outcome": outcome, "cases": counts.get(outcome, 0)})
@@ -274,7 +285,7 @@ def _pack_outcomes(view: VersionView) -> Chart:
         .mark_bar()
         .encode(
             y=alt.Y("run:N", title=None),
-            x=alt.X("cases:Q", title="Cases (of 24)", scale=alt.Scale(domain=[0, 24])),
+            x=alt.X("cases:Q", title=f"Cases (of {cases})", scale=alt.Scale(domain=[0, cases])),
             color=alt.Color(
                 "outcome:N",
                 scale=alt.Scale(

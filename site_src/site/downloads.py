@@ -8,18 +8,30 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import re
 from typing import Any
 
 from .. import GENERATOR
 from ..jsonio import dumps_canonical
 from .release import Release, VersionView
 
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
-def _csv(header: list[str], rows: list[list[Any]]) -> str:
+
+def csv_cell(value: Any) -> Any:
+    """Numbers stay numbers; text that a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a
+    leading apostrophe, so an entrant label or model output can never become a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def write_csv(header: list[str], rows: list[list[Any]]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
+    writer = csv.writer(buf, lineterminator="\r\n")  # RFC 4180; it also makes a bare CR in a field get quoted
+    writer.writerow([csv_cell(h) for h in header])
+    writer.writerows([csv_cell(v) for v in row] for row in rows)
     return buf.getvalue()
 
 
@@ -71,48 +83,32 @@ def leaderboard_json(view: VersionView) -> str:
 
 
 def leaderboard_csv(view: VersionView) -> str:
+    """One row per leaderboard row, numbers only where there are numbers: each figure with its count and, where
+    the benchmark declares intervals, its interval bounds. Display text (such as "6.38 (n = 12)") stays on the
+    pages and in the JSON download."""
     cols = view.scored.leaderboard.columns
-    header = [
-        "rank",
-        "entrant",
-        "label",
-        "runs",
-        "complete",
-        "score",
-        "score_text",
-        "expected",
-        "collected",
-        "errored",
-        "missing",
-        "ungraded",
-        "under_review",
-        "judgments_missing",
-        "flags",
-    ] + [title for _, title in cols]
+    stats = view.stats.rows if view.stats else {}
+    header = ["rank", "entrant", "label", "runs", "attempt", "complete", "score", "score_count", "score_low"]
+    header += ["score_high", "expected", "collected", "errored", "missing", "ungraded", "under_review"]
+    header += ["judgments_expected", "judgments_missing", "flags"]
+    for key, _ in cols:
+        header += [key, f"{key} n", f"{key} of", f"{key} low", f"{key} high"]
     rows = []
     for row in view.rows:
         c = row.coverage
-        rows.append(
-            [
-                row.rank or "",
-                row.entrant_id,
-                row.label,
-                " ".join(row.run_ids),
-                row.complete,
-                "" if row.score is None else row.score,
-                row.score_text,
-                c.expected,
-                c.collected,
-                c.errored,
-                c.missing,
-                c.ungraded,
-                c.under_review,
-                c.judgments_missing,
-                "; ".join(f.label for f in row.flags),
-            ]
-            + [row.cells[k].text if k in row.cells else "" for k, _ in cols]
-        )
-    return _csv(header, rows)
+        ci = stats[row.key].score if row.key in stats else None
+        line = [row.rank, row.entrant_id, row.label, " ".join(row.run_ids), row.attempt, row.complete, row.score]
+        line += [row.count, ci and ci.lo, ci and ci.hi, c.expected, c.collected, c.errored, c.missing, c.ungraded]
+        line += [c.under_review, c.judgments_expected, c.judgments_missing, " ".join(f.code for f in row.flags)]
+        for key, _ in cols:
+            cell = row.cells.get(key)
+            cell_ci = stats[row.key].cells.get(key) if row.key in stats else None
+            if cell is None:
+                line += [None] * 5
+            else:
+                line += [cell.value, cell.n, cell.of, cell_ci and cell_ci.lo, cell_ci and cell_ci.hi]
+        rows.append(["" if v is None else v for v in line])
+    return write_csv(header, rows)
 
 
 def transcript_json(view: VersionView, tid: str) -> str:

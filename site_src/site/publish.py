@@ -30,7 +30,7 @@ def scan_release(release: Release, redact: bool) -> list[Finding]:
             scanner.walk(run.entrants, meta_file, None, "entrants")
             scanner.walk(run.judges, meta_file, None, "judges")
             for name in run.public_files:
-                scanner.text(name, f"{run.path}/{name}", None, "(file name)")
+                scanner.text(name, f"{run.path}/{name}", None, "(file name)", blocking=True)
             scanner.walk(
                 run, meta_file, None, "", skip=("metadata", "entrants", "judges", "public_files", "ignored_files")
             )
@@ -53,10 +53,11 @@ def _scan_results(scanner: Scanner, view: VersionView) -> None:
     scanner.walk(view.scored.tables, "(tables)", None, "")
 
 
-def scan_output(site: Path) -> list[Finding]:
+def scan_output(site: Path, only: str | None = None) -> list[Finding]:
     """Backstop after rendering: no written text file may match a rule (redaction markers never do)."""
     findings = []
-    for path in sorted(p for p in site.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES):
+    paths = [site / only] if only else site.rglob("*")
+    for path in sorted(p for p in paths if p.is_file() and p.suffix in TEXT_SUFFIXES):
         text = path.read_text(encoding="utf-8", errors="replace")
         for rule in sorted({span[0] for span in find(text)}):
             findings.append(Finding(path.relative_to(site).as_posix(), None, "(written file)", rule))

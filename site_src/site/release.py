@@ -118,7 +118,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             view.transcripts[t.id] = t
             by_item[t.item_id].append(t)
             by_entrant[t.entrant_id].append(t)
-            view.summaries[t.id] = summarise(bench.system, view.scored.transcripts.get(t.id), t)
+            view.summaries[t.id] = summarise(bench.system, view.scored.transcripts.get(t.id), t, version.definition)
     view.by_item, view.by_entrant = dict(by_item), dict(by_entrant)
     if bench.system == "tuckerbench" and (view.declares("judges") or view.declares("calibration")):
         view.judge_reports = judge_report(version, view.scored.transcripts)
@@ -126,7 +126,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     return view
 
 
-def summarise(system: str, result: Any, t: Transcript) -> Summary:
+def summarise(system: str, result: Any, t: Transcript, definition: Any) -> Summary:
     """One short, honest line per transcript for lists and side-by-side views."""
     if system == "uzbek-pack":
         if t.status in ("missing", "not_run"):
@@ -147,8 +147,8 @@ def summarise(system: str, result: Any, t: Transcript) -> Summary:
     if result.score is None:
         states = ", ".join(f"{j}: {s.replace('_', ' ')}" for j, s in result.judge_state.items() if s != "ok")
         return Summary(f"not fully judged ({states})", "partial")
-    extra = " · empty output" if result.empty else (" · truncated" if result.truncated else "")
-    return Summary(f"{result.score:.2f} / 10{extra}", "score", result.score)
+    extra = (" · empty output" if result.empty else "") + (" · truncated" if result.truncated else "")
+    return Summary(f"{result.score:.2f} / {definition.scale_max:g}{extra}", "score", result.score)
 
 
 def paginate(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int]:
