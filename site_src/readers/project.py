@@ -5,6 +5,7 @@ This is the only entry point the rest of the pipeline needs: load_project() -> P
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +92,7 @@ def _refuse_case_collisions(version: Any, problems: Problems) -> None:
 
 def _load_run(run_dir: Path, rel: str, root: Path, benchmarks: dict[str, Benchmark], project: Project) -> None:
     problems = project.problems
-    markers = [m for m in RUN_MARKERS if (run_dir / m).is_file()]
+    markers = [m for m in RUN_MARKERS if os.path.lexists(run_dir / m)]  # whatever it is: the read refuses odd ones
     if len(markers) > 1:
         problems.error(rel, f"a run directory holds one metadata file; found {', '.join(markers)}")
         return
