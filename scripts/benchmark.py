@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT))
 from site_src.problems import Problems  # noqa: E402
 from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
 from site_src.readers.project import load_project  # noqa: E402
+from site_src.release import build_release  # noqa: E402
 from site_src.site.build import freeze, index_for_search  # noqa: E402
 from site_src.site.publish import scan_release  # noqa: E402
-from site_src.site.release import build_release  # noqa: E402
 
 VERSION = ROOT / "content/tuckerbench/versions/v1-pilot"
 FILES = (

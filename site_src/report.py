@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .model import Benchmark
 from .readers.project import Project
+from .results import Leaderboard
 from .scoring.dispatch import score_version
-from .scoring.results import Leaderboard
 
 
 def text_report(project: Project) -> str:

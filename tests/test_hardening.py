@@ -236,8 +236,8 @@ def _two_attempt_pack_run(runs_copy: Path) -> None:
 
 
 def test_seed000_each_attempt_is_its_own_row_and_the_outcome_chart_counts_each_case_once(runs_copy):
+    from site_src.release import build_release
     from site_src.site.charts import charts_for
-    from site_src.site.release import build_release
 
     _two_attempt_pack_run(runs_copy)
     project = load(runs_copy)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from site_src.release import build_release
 from site_src.site.app import create_app, relative
-from site_src.site.release import build_release
 from site_src.site.text import show_text
 
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from site_src.model import HumanPair, Judge, PrivateKey, Run
+from site_src.release import build_release
 from site_src.scoring.judges import _alpha, length_relation, pair_agreement, preference, self_preference
 from site_src.scoring.tucker import TranscriptScore
 from site_src.scoring.uncertainty import draw_counts, percentile, resampled_means, separation
 from site_src.site.app import create_app
-from site_src.site.release import build_release
 
 
 # ---- the bootstrap machinery

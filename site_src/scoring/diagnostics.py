@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..model import Judgment, Transcript
 
@@ -80,13 +79,3 @@ def diagnose(
         d.judge_input_tokens += j.usage.get("input_tokens", 0)
         d.judge_output_tokens += j.usage.get("output_tokens", 0)
     return d
-
-
-def diagnostics_for(view: Any, entrant_id: str) -> Diagnostics:
-    """Adapter for the site: one entrant's transcripts and the judgments of them."""
-    mine = view.by_entrant.get(entrant_id, [])
-    ids = {t.id for t in mine}
-    judgments = [j for run in view.runs.values() for j in run.judgments if j.target_id in ids]
-    lexicon = getattr(view.version.definition, "profanity_lexicon", [])
-    patterns = getattr(view.version.definition, "refusal_patterns", [])
-    return diagnose(mine, judgments, lexicon, patterns)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model import Benchmark, BenchmarkVersion
+from ..results import Scored
 from .pack import score_pack
-from .results import Scored
 from .rubric import score_rubric
 from .statistics import add_statistics
 from .tucker import score_tucker

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from ..definitions import PackDefinition
 from ..model import BenchmarkVersion, Item, Transcript
+from ..results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, count_pct, order_rows, pct
 from .compare import compare_exact, compare_json
-from .results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, count_pct, order_rows, pct
 
 OUTCOMES = ("pass", "fail", "needs_review", "ungraded")
 

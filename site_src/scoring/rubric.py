@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from ..definitions import RubricDefinition
 from ..model import BenchmarkVersion, RubricGrading, Transcript
-from .results import (
+from ..results import (
     Cell,
     Coverage,
     Discrepancy,

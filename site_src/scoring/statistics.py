@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Benchmark, BenchmarkVersion
-from .results import Row, Scored
+from ..results import Row, Scored
 from .uncertainty import Interval, Separation, draw_counts, percentile, resampled_means, separation
 
 FEW_CLUSTERS = 30  # below this, simulated coverage of percentile bootstrap intervals falls short of nominal

@@ -10,7 +10,7 @@ from statistics import fmean
 
 from ..definitions import TuckerDefinition
 from ..model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
-from .results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
+from ..results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
 
 
 def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> float:

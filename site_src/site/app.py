@@ -14,10 +14,9 @@ from typing import Any
 from flask import Flask, Response, abort, render_template, request, url_for
 
 from .. import GENERATOR
-from ..scoring.diagnostics import diagnostics_for
+from ..release import Release, VersionView, paginate
 from . import downloads
 from .charts import charts_for, svg_for
-from .release import Release, VersionView, paginate
 from .text import count_markers, markdown, show_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -115,7 +114,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             runs=runs,
             rows=view.rows_for(entrant_id),
             transcripts=view.by_entrant.get(entrant_id, []),
-            diagnostics=diagnostics_for(view, entrant_id),
+            diagnostics=view.diagnostics[entrant_id],
         )
 
     @app.route("/<bench>/<version>/items/")

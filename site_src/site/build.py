@@ -18,10 +18,10 @@ from flask_frozen import Freezer
 from .. import GENERATOR
 from ..outdir import output_problem, swap_in
 from ..readers.project import Project
+from ..release import Release, build_release, paginate
 from ..secretscan import Finding, masked
 from .app import CARDS_PER_PAGE, create_app
 from .publish import scan_output, scan_release, sources_for
-from .release import Release, build_release, paginate
 
 MANIFEST = "publish-manifest.json"
 

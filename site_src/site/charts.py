@@ -14,8 +14,8 @@ import altair as alt
 import vl_convert
 
 from ..jsonio import dumps_canonical
+from ..release import VersionView
 from .downloads import write_csv
-from .release import VersionView
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import GENERATOR
 from ..jsonio import dumps_canonical
-from .release import Release, VersionView
+from ..release import Release, VersionView
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

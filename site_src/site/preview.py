@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..problems import Problems
 from ..readers.project import load_project
+from ..release import build_release
 from .app import create_app
-from .release import build_release
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..readers.project import marker_for
+from ..release import Release, VersionView
 from ..secretscan import Finding, Scanner, find
-from .release import Release, VersionView
 
 TEXT_SUFFIXES = {".html", ".json", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
 

@@ -1,7 +1,8 @@
 """The release: everything the pages show, computed once from the project before any page is rendered.
 
-Each page then only looks things up here, so pages render independently of one another (and could run in
-parallel); no page receives the whole data set.
+The pipeline's middle step: read (readers/) -> score (scoring/) -> release (here) -> render (site/). The release
+arrives scored: the site only looks things up in it and never imports scoring, so pages render independently of
+one another (and could run in parallel); no page receives the whole data set.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
-from ..readers.project import Project
-from ..scoring.dispatch import score_version
-from ..scoring.judges import judge_report
-from ..scoring.results import Row, Scored
+from .model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
+from .readers.project import Project
+from .results import Row, Scored
+from .scoring.diagnostics import Diagnostics, diagnose
+from .scoring.dispatch import score_version
+from .scoring.judges import judge_report
 
 # Okabe–Ito: colour-blind-safe; an entrant keeps its colour on every page and chart of a version.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -42,6 +44,7 @@ class VersionView:
     summaries: dict[str, Summary] = field(default_factory=dict)
     judge_reports: list[Any] = field(default_factory=list)  # (run id, JudgeReport) for TuckerBench
     judgments_by_target: dict[str, list[Any]] = field(default_factory=dict)  # transcript id -> its judgments
+    diagnostics: dict[str, Diagnostics] = field(default_factory=dict)  # entrant id -> length, profanity, usage…
 
     @property
     def stats(self) -> Any:
@@ -123,6 +126,12 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     if bench.system == "tuckerbench" and (view.declares("judges") or view.declares("calibration")):
         view.judge_reports = judge_report(version, view.scored.transcripts)
     view.colours = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(sorted(view.entrants))}
+    lexicon = getattr(version.definition, "profanity_lexicon", [])
+    patterns = getattr(version.definition, "refusal_patterns", [])
+    for entrant_id in view.entrants:
+        mine = view.by_entrant.get(entrant_id, [])
+        judged = [j for t in mine for j in view.judgments_for(t.id)]
+        view.diagnostics[entrant_id] = diagnose(mine, judged, lexicon, patterns)
     return view
 
 
