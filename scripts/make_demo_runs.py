@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
-from site_src.readers.tucker import ANSWER_KEY  # noqa: E402
+from site_src.systems.tuckerbench.reader import ANSWER_KEY  # noqa: E402
 
 RUNS = ROOT / "runs"
 DEMO_NOTE = "Invented demo data: no model was run; these records exist only to show how the site works."

@@ -13,21 +13,14 @@ from typing import Any
 
 from .model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
 from .readers.project import Project
-from .results import Row, Scored
+from .results import Row, Scored, Summary
 from .scoring.diagnostics import Diagnostics, diagnose
 from .scoring.dispatch import score_version
-from .scoring.judges import judge_report
+from .systems import system_part
 
 # Okabe–Ito: colour-blind-safe; an entrant keeps its colour on every page and chart of a version.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 PAGE_SIZE = 100  # rows per page of long tables
-
-
-@dataclass
-class Summary:
-    text: str  # e.g. "pass", "6.4 / 10", "missing: quota exhausted"
-    state: str  # pass | fail | review | missing | score | partial (a CSS hook; the text always says it too)
-    value: float | None = None
 
 
 @dataclass
@@ -111,6 +104,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     view = VersionView(bench, version, score_version(bench, version))
     by_item: dict[str, list[Transcript]] = defaultdict(list)
     by_entrant: dict[str, list[Transcript]] = defaultdict(list)
+    part = system_part(bench.system, "scoring")
     for run in version.runs:
         view.runs[run.id] = run
         for e in run.entrants:
@@ -121,10 +115,11 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             view.transcripts[t.id] = t
             by_item[t.item_id].append(t)
             by_entrant[t.entrant_id].append(t)
-            view.summaries[t.id] = summarise(bench.system, view.scored.transcripts.get(t.id), t, version.definition)
+            view.summaries[t.id] = part.summarise(view.scored.transcripts.get(t.id), t, version.definition)
     view.by_item, view.by_entrant = dict(by_item), dict(by_entrant)
-    if bench.system == "tuckerbench" and (view.declares("judges") or view.declares("calibration")):
-        view.judge_reports = judge_report(version, view.scored.transcripts)
+    reports = getattr(part, "judge_reports", None)  # only systems with judges have them
+    if reports and (view.declares("judges") or view.declares("calibration")):
+        view.judge_reports = reports(version, view.scored.transcripts)
     view.colours = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(sorted(view.entrants))}
     lexicon = getattr(version.definition, "profanity_lexicon", [])
     patterns = getattr(version.definition, "refusal_patterns", [])
@@ -133,31 +128,6 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
         judged = [j for t in mine for j in view.judgments_for(t.id)]
         view.diagnostics[entrant_id] = diagnose(mine, judged, lexicon, patterns)
     return view
-
-
-def summarise(system: str, result: Any, t: Transcript, definition: Any) -> Summary:
-    """One short, honest line per transcript for lists and side-by-side views."""
-    if system == "uzbek-pack":
-        if t.status in ("missing", "not_run"):
-            return Summary("ungraded: no response collected", "missing")
-        if t.status == "error":
-            return Summary(f"ungraded: error ({t.error})", "missing")
-        label = {"pass": "pass", "fail": "fail", "needs_review": "needs review", "ungraded": "ungraded"}[result.outcome]
-        state = {"pass": "pass", "fail": "fail", "needs_review": "review", "ungraded": "missing"}[result.outcome]
-        return Summary(label + (" (truncated)" if t.truncated else ""), state)
-    if system == "dual-layer":
-        state = {"pass": "pass", "fail": "fail", "in_progress": "missing", "invalid": "review", "missing": "missing"}
-        return Summary(result.summary, state[result.status], float(result.final_global or 0))
-    # tuckerbench
-    if t.status == "error":
-        return Summary(f"missing: {t.turns[-1].error}", "missing")
-    if t.status in ("missing", "in_progress"):
-        return Summary("missing: transcript " + ("not collected" if t.status == "missing" else "unfinished"), "missing")
-    if result.score is None:
-        states = ", ".join(f"{j}: {s.replace('_', ' ')}" for j, s in result.judge_state.items() if s != "ok")
-        return Summary(f"not fully judged ({states})", "partial")
-    extra = (" · empty output" if result.empty else "") + (" · truncated" if result.truncated else "")
-    return Summary(f"{result.score:.2f} / {definition.scale_max:g}{extra}", "score", result.score)
 
 
 def paginate(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int]:

@@ -16,7 +16,7 @@ def text_report(project: Project) -> str:
                 continue
             scored = score_version(bench, version)
             out.extend(_board(bench, scored.leaderboard, version.demo))
-            if bench.system == "uzbek-pack":
+            if "variation" in scored.tables:  # repeated runs listed side by side, where the scorer compares them
                 out.append("  Variation across repeated runs:")
                 for entrant, v in scored.tables["variation"].items():
                     spread = v["range"] or "fewer than two complete runs"

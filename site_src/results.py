@@ -126,3 +126,10 @@ def assign_ranks(rows: list[Row]) -> None:
 def order_rows(rows: list[Row]) -> list[Row]:
     """Complete rows by score, then incomplete rows by label: an incomplete row never sits among ranked ones."""
     return sorted(rows, key=lambda r: (not r.complete, -(r.score or 0), r.label))
+
+
+@dataclass
+class Summary:
+    text: str  # e.g. "pass", "6.4 / 10", "missing: quota exhausted"
+    state: str  # pass | fail | review | missing | score | partial (a CSS hook; the text always says it too)
+    value: float | None = None

@@ -25,6 +25,7 @@ from .outdir import output_problem, swap_in
 from .readers.project import Project
 from .site.app import CSP
 from .site.text import show_text
+from .systems import system
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT_MANIFEST = "review-kit-manifest.json"
@@ -58,7 +59,7 @@ def write_review_kit(project: Project, out: Path, site: Path, count: int = 12, s
     env.filters["text"] = show_text
     kits = []
     for bench in project.benchmarks:
-        if bench.system != "tuckerbench":
+        if not system(bench.system).review_kit:
             continue
         for version in bench.versions:
             for run in version.runs:

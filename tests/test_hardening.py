@@ -271,8 +271,8 @@ def test_statistics_note_and_charts_take_sizes_from_the_definition(demo):
     import copy
     import dataclasses
 
-    from site_src.scoring.pack import score_pack
     from site_src.scoring.statistics import add_statistics
+    from site_src.systems.uzbek_pack.scoring import score as score_pack
 
     bench = demo.benchmark("uzbek-pack")
     version = copy.deepcopy(next(v for v in bench.versions if v.id == "0.1.0"))
@@ -295,7 +295,7 @@ def test_seed004_scale_maximum_comes_from_the_definition(demo):
     import copy
     import dataclasses
 
-    from site_src.scoring.tucker import score_tucker
+    from site_src.systems.tuckerbench.scoring import score as score_tucker
 
     version = copy.deepcopy(demo.benchmark("tuckerbench").versions[0])
     ten = score_tucker(version)

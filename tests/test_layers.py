@@ -17,6 +17,17 @@ FORBIDDEN = {  # layer -> layers it must never import
     "readers": {"scoring", "site"},
     "scoring": {"site", "readers"},
 }
+# a system's package holds one module per layer (site_src/systems/__init__.py): each counts as that layer
+SYSTEM_MODULE_LAYER = {"reader": "readers", "scoring": "scoring", "compare": "scoring", "judges": "scoring"}
+SYSTEM_MODULE_LAYER["charts"] = "site"
+
+
+def _layer(dotted: str) -> str | None:
+    """The layer of a module given as site_src.<...>: readers, scoring, site, or None for the core."""
+    parts = dotted.split(".")
+    if len(parts) > 3 and parts[1] == "systems":
+        return SYSTEM_MODULE_LAYER.get(parts[3])
+    return parts[1] if len(parts) > 2 and parts[1] in FORBIDDEN else None
 
 
 def _imports(path: Path) -> set[str]:
@@ -41,15 +52,34 @@ def _imports(path: Path) -> set[str]:
 def test_layers_import_only_downstream():
     broken = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE).parts
-        layer = parts[0] if len(parts) > 1 else None
+        layer = _layer(".".join(path.relative_to(ROOT).with_suffix("").parts))
         for name in _imports(path):
-            target = name.split(".")[1] if name.count(".") >= 1 else None
-            if layer in FORBIDDEN and target in FORBIDDEN[layer]:
+            if layer in FORBIDDEN and _layer(name) in FORBIDDEN[layer]:
                 broken.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not broken, "\n".join(broken)
+
+
+def test_every_system_module_has_a_layer():
+    for path in (PACKAGE / "systems").glob("*/*.py"):
+        assert path.stem == "__init__" or path.stem in SYSTEM_MODULE_LAYER, path
+
+
+def test_the_core_names_no_system():
+    """Outside site_src/systems/, no module switches on a system id: the registry is the only way in."""
+    from site_src.systems import systems
+
+    ids = [s.id for s in systems()]
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "systems" in path.relative_to(PACKAGE).parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        offenders += [f"{path.relative_to(ROOT)}: {i}" for i in ids if f'"{i}"' in text or f"'{i}'" in text]
+    assert not offenders, offenders
 
 
 def test_the_import_walker_sees_relative_imports():
     found = _imports(PACKAGE / "release.py")
     assert "site_src.scoring.dispatch" in found and "site_src.model" in found
+    assert _layer("site_src.systems.tuckerbench.reader") == "readers"
+    assert _layer("site_src.site.charts") == "site" and _layer("site_src.release") is None

@@ -8,7 +8,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_src.scoring.compare import compare_exact, compare_json, fold_apostrophes, normalise_response
+from site_src.systems.uzbek_pack.compare import compare_exact, compare_json, fold_apostrophes, normalise_response
 
 OK, TQ = "\u02bb", "\u02bc"
 GLYPHS = ("\u02bb", "\u02bc", "\u2018", "\u2019", "\u00b4")  # the set pack 0.1.0 declares

@@ -6,7 +6,7 @@ from helpers import RUNS, edit_jsonl, load
 
 from site_src.model import PackGrading
 from site_src.scoring.dispatch import score_version
-from site_src.scoring.pack import checklist_outcome, coverage_statement, score_case
+from site_src.systems.uzbek_pack.scoring import checklist_outcome, coverage_statement, score_case
 
 
 def pack(project):

@@ -9,9 +9,9 @@ from helpers import edit_json, load, messages
 from site_src.definitions import RubricDefinition
 from site_src.model import RubricGrading
 from site_src.problems import Problems
-from site_src.readers.rubric import parse_markdown_grading
 from site_src.scoring.dispatch import score_version
-from site_src.scoring.rubric import grade, round_half_up
+from site_src.systems.dual_layer.reader import parse_markdown_grading
+from site_src.systems.dual_layer.scoring import grade, round_half_up
 
 CATS = ["accuracy", "efficiency", "constraint_adherence", "quality", "timeliness"]
 D = RubricDefinition("halees-dual-layer-v1", CATS, 85, 5, "half_up", 0.6, [(90, "excellent"), (85, "pass"), (0, "x")])

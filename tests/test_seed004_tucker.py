@@ -8,7 +8,7 @@ import pytest
 from helpers import edit_json, load, messages
 
 from site_src.scoring.dispatch import score_version
-from site_src.scoring.tucker import overall, weighted_score
+from site_src.systems.tuckerbench.scoring import overall, weighted_score
 
 
 @pytest.fixture

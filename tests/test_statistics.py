@@ -8,10 +8,10 @@ import pytest
 
 from site_src.model import HumanPair, Judge, PrivateKey, Run
 from site_src.release import build_release
-from site_src.scoring.judges import _alpha, length_relation, pair_agreement, preference, self_preference
-from site_src.scoring.tucker import TranscriptScore
 from site_src.scoring.uncertainty import draw_counts, percentile, resampled_means, separation
 from site_src.site.app import create_app
+from site_src.systems.tuckerbench.judges import _alpha, length_relation, pair_agreement, preference, self_preference
+from site_src.systems.tuckerbench.scoring import TranscriptScore
 
 
 # ---- the bootstrap machinery

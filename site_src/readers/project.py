@@ -6,7 +6,6 @@ This is the only entry point the rest of the pipeline needs: load_project() -> P
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,25 +13,16 @@ from typing import Any
 from ..jsonio import read_json
 from ..model import Benchmark, PrivateKey, Run
 from ..problems import InputError, Problems
+from ..systems import by_format, by_marker, system_part, systems
 from .content import load_benchmarks
-from .pack import read_pack_run
-from .rubric import read_rubric_run
-from .rundir import RUN_MARKERS, find_run_dirs, list_files
-from .tucker import read_tucker_run
+from .rundir import find_run_dirs, list_files
 
-# marker file -> (format name, benchmark system, reader)
-FORMATS: dict[str, tuple[str, str, Callable[..., Any]]] = {
-    "metadata.json": ("uzbek-pack-run", "uzbek-pack", read_pack_run),
-    "run.json": ("dual-layer-run", "dual-layer", read_rubric_run),
-    "manifest.json": ("tuckerbench-run", "tuckerbench", read_tucker_run),
-}
 FORMAT_VERSION = 1
 
 
 def marker_for(run: Run) -> str:
     """The metadata file of a run's format, e.g. manifest.json for a TuckerBench run."""
-    name = run.format.split("/")[0]
-    return next(marker for marker, (fmt, _, _) in FORMATS.items() if fmt == name)
+    return by_format(run.format).marker
 
 
 @dataclass
@@ -92,12 +82,14 @@ def _refuse_case_collisions(version: Any, problems: Problems) -> None:
 
 def _load_run(run_dir: Path, rel: str, root: Path, benchmarks: dict[str, Benchmark], project: Project) -> None:
     problems = project.problems
-    markers = [m for m in RUN_MARKERS if os.path.lexists(run_dir / m)]  # whatever it is: the read refuses odd ones
+    # whatever each is: the read refuses odd ones
+    markers = [s.marker for s in systems() if os.path.lexists(run_dir / s.marker)]
     if len(markers) > 1:
         problems.error(rel, f"a run directory holds one metadata file; found {', '.join(markers)}")
         return
     marker = markers[0]
-    fmt, system, reader = FORMATS[marker]
+    found = by_marker(marker)
+    fmt, system, reader = found.run_format, found.id, system_part(found.id, "reader").read_run
     meta_rel = f"{rel}/{marker}"
     meta = read_json(run_dir / marker, meta_rel, problems)
     if not isinstance(meta, dict):

@@ -13,20 +13,8 @@ import unicodedata
 from pathlib import Path
 
 from ..problems import Problems
+from ..systems import by_marker, systems
 
-# metadata file name -> format family
-RUN_MARKERS = {"metadata.json": "uzbek-pack", "run.json": "dual-layer", "manifest.json": "tuckerbench"}
-
-# files and folders only a run directory holds -> the metadata file its format needs
-_RUN_CONTENT = {
-    "responses.jsonl": "metadata.json",
-    "tasks": "run.json",
-    "transcripts": "manifest.json",
-    "judgments": "manifest.json",
-    "calibration.jsonl": "manifest.json",
-    "human-pairs.jsonl": "manifest.json",
-    "reported-scores.json": "manifest.json",
-}
 # files a folder of runs may hold beside its run directories
 _NOTES = re.compile(r"^(?:README|LICEN[CS]E|NOTICE)(?:\.(?:md|txt|rst))?$", re.IGNORECASE)
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,120}$")
@@ -51,14 +39,15 @@ def find_run_dirs(root: Path, problems: Problems, label: str = "runs") -> list[P
                 problems.warning(shown, "symbolic link to a folder is not followed; store the folder itself")
             else:
                 problems.error(shown, "symbolic link points outside the runs folder; it is not followed")
-        if any(name in RUN_MARKERS for name in filenames):
+        if any(by_marker(name) for name in filenames):
             found.append(here)
             dirnames[:] = []  # a run's own subfolders belong to it
             continue
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         _no_marker(here, root, label, dirnames, filenames, problems)
     if not found:
-        problems.error(label, "no run directory found (a run directory holds metadata.json, run.json or manifest.json)")
+        markers = ", ".join(s.marker for s in systems())
+        problems.error(label, f"no run directory found (a run directory holds one of {markers})")
     return sorted(found)
 
 
@@ -68,20 +57,22 @@ def _no_marker(
     """A folder without a metadata file may hold run folders and notes, nothing else: a run whose metadata file is
     missing must not vanish from the site without a word."""
     shown = "/".join(filter(None, (label, here.relative_to(root).as_posix().strip(".") or None)))
-    needs = sorted({_RUN_CONTENT[n] for n in [*dirnames, *filenames] if n in _RUN_CONTENT})
-    if needs:
+    contents = {c: s.marker for s in systems() for c in s.run_contents}  # names only a run directory holds
+    seen = sorted(n for n in [*dirnames, *filenames] if n in contents)
+    if seen:
+        needs = " or ".join(sorted({contents[n] for n in seen}))
         problems.error(
             shown,
-            f"looks like a run directory ({', '.join(sorted(n for n in [*dirnames, *filenames] if n in _RUN_CONTENT))})"
-            f" but has no {' or '.join(needs)}; the run is not read until its metadata file is there",
+            f"looks like a run directory ({', '.join(seen)}) but has no {needs}; the run is not read until its "
+            "metadata file is there",
         )
-        dirnames[:] = [d for d in dirnames if d not in _RUN_CONTENT]
+        dirnames[:] = [d for d in dirnames if d not in contents]
         return
     stray = sorted(f for f in filenames if not f.startswith(".") and not _NOTES.match(f))
     if stray:
         problems.error(
             shown,
-            f"holds file(s) but no run metadata file (metadata.json, run.json or manifest.json): "
+            f"holds file(s) but no run metadata file ({', '.join(s.marker for s in systems())}): "
             f"{', '.join(stray[:5])}{' …' if len(stray) > 5 else ''}; they are not read",
         )
 

@@ -122,7 +122,7 @@ def transcript_json(view: VersionView, tid: str) -> str:
         "result": _plain(dataclasses.asdict(result)) if dataclasses.is_dataclass(result) else None,
         "summary": view.summaries[tid].text,
     }
-    if view.bench.system == "tuckerbench":
+    if view.runs[t.run_id].judges:  # a judged system: each transcript comes with its judgments
         judges = {j.id: j for j in view.runs[t.run_id].judges}
         out["judgments"] = [
             {**dataclasses.asdict(j), "judge": dataclasses.asdict(judges[j.judge_id])} for j in view.judgments_for(tid)

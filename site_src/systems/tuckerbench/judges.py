@@ -11,9 +11,9 @@ import krippendorff
 import numpy as np
 from scipy.stats import linregress, spearmanr
 
-from ..definitions import TuckerDefinition
-from ..model import BenchmarkVersion, PrivateKey, Run
-from .tucker import TranscriptScore, weighted_score
+from ...definitions import TuckerDefinition
+from ...model import BenchmarkVersion, PrivateKey, Run
+from .scoring import TranscriptScore, weighted_score
 
 
 @dataclass

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..jsonio import read_jsonl
-from ..model import Benchmark, Entrant, GradingRevision, PackGrading, Run, Transcript, Turn
-from ..problems import Problems
-from ..validate import check, prune
+from ...definitions import PackDefinition
+from ...jsonio import read_bytes, read_jsonl, read_yaml
+from ...model import Benchmark, BenchmarkVersion, Entrant, GradingRevision, Item, PackGrading, Run, Transcript, Turn
+from ...problems import Problems
+from ...readers.content import content_rel, definition_file, sha256_bytes
+from ...validate import check, prune
 
 PUBLIC_FILES = ("metadata.json", "responses.jsonl")
 
@@ -22,7 +24,7 @@ def _grading(raw: dict[str, Any]) -> PackGrading:
     return PackGrading(raw["outcome"], raw["reviewer"], dict(raw["checks"]), raw["notes"], raw.get("graded_at"))
 
 
-def read_pack_run(
+def read_run(
     run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
 ) -> Run | None:
     meta_rel = f"{rel}/metadata.json"
@@ -199,3 +201,59 @@ def _consistent(
             )
             ok = False
     return ok
+
+
+def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problems) -> BenchmarkVersion | None:
+    rel = content_rel(content_dir, vdir / "pack.yaml")
+    spec = read_yaml(definition_file(content_dir, vdir, "pack.yaml"), rel, problems)
+    if not check(spec, "pack", rel, None, problems):
+        return None
+    if spec["pack_version"] != vdir.name:
+        problems.error(
+            rel, f"pack_version {spec['pack_version']!r} differs from its folder {vdir.name!r}", None, "pack_version"
+        )
+        return None
+    prompts_path = definition_file(content_dir, vdir, spec["prompts"], rel, "prompts")
+    prel = content_rel(content_dir, vdir / spec["prompts"])
+    categories = [(c["id"], c["title"]) for c in spec["categories"]]
+    items: list[Item] = []
+    seen: set[str] = set()
+    for line, case in read_jsonl(prompts_path, prel, problems):
+        record = f"line {line}"
+        if not check(case, "pack-case", prel, record, problems):
+            continue
+        if case["case_id"] in seen:
+            problems.error(prel, f"duplicate case_id {case['case_id']}", record, "case_id")
+            continue
+        if case["category"] not in dict(categories):
+            problems.error(prel, f"category {case['category']!r} is not declared in pack.yaml", record, "category")
+            continue
+        seen.add(case["case_id"])
+        items.append(
+            Item(
+                id=case["case_id"],
+                title=f"Case {case['case_id']}",
+                category=case["category"],
+                kind=case["type"],
+                prompt=case["prompt"],
+                spec=case["specification"],
+                notes=case.get("notes", ""),
+            )
+        )
+    if len(items) != spec["cases"]:
+        problems.error(prel, f"pack declares {spec['cases']} cases but {len(items)} valid cases were read")
+    for cat_id, _ in categories:
+        n = sum(1 for i in items if i.category == cat_id)
+        if n != spec["cases_per_category"]:
+            problems.error(prel, f"category {cat_id} has {n} cases, pack.yaml declares {spec['cases_per_category']}")
+    definition = PackDefinition(
+        pack_version=spec["pack_version"],
+        corpus_hash=sha256_bytes(read_bytes(prompts_path, prel)),
+        glyphs=tuple(spec["apostrophe_glyphs"]),
+        categories=categories,
+        cases_per_category=spec["cases_per_category"],
+        case_count=spec["cases"],
+        prompts_file=prel,
+        uncertainty=dict(spec["uncertainty"]),
+    )
+    return BenchmarkVersion(bench_id, spec["pack_version"], definition.corpus_hash, definition, items)

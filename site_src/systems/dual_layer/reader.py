@@ -10,11 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..definitions import RubricDefinition
-from ..jsonio import read_json, read_text
-from ..model import Benchmark, Entrant, Iteration, RubricGrading, Run, Transcript, Turn
-from ..problems import InputError, Problems
-from ..validate import check, prune
+from ...definitions import RubricDefinition
+from ...jsonio import read_bytes, read_json, read_text, read_yaml
+from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Iteration, RubricGrading, Run, Transcript, Turn
+from ...problems import InputError, Problems
+from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes
+from ...validate import check, prune
 
 _ITER = re.compile(r"^tasks/([A-Za-z0-9._-]+)/iteration-([1-9][0-9]*)\.(output\.txt|grading\.json|grading\.md)$")
 _MD_LINE = re.compile(r"^\s*[-*]\s+([A-Za-z_]+)\s*:\s*(.*?)\s*$")
@@ -64,7 +65,7 @@ def parse_markdown_grading(text: str, categories: list[str], file: str, problems
     return out if ok else None
 
 
-def read_rubric_run(
+def read_run(
     run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
 ) -> Run | None:
     meta_rel = f"{rel}/run.json"
@@ -204,3 +205,35 @@ def _read_iteration(
                     grading = None
         gpath = g_rel
     return Iteration(number=k, output=output, output_file=out_rel, grading=grading, grading_file=gpath)
+
+
+def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problems) -> BenchmarkVersion | None:
+    rel = content_rel(content_dir, vdir / "rubric.yaml")
+    spec = read_yaml(definition_file(content_dir, vdir, "rubric.yaml"), rel, problems)
+    if not check(spec, "rubric", rel, None, problems):
+        return None
+    trel = content_rel(content_dir, vdir / spec["tasks"])
+    tasks_path = definition_file(content_dir, vdir, spec["tasks"], rel, "tasks")
+    tasks = read_yaml(tasks_path, trel, problems)
+    if not check(tasks, "rubric-tasks", trel, None, problems):
+        return None
+    items = [
+        Item(id=t["id"], title=t["title"], category=t["category"], kind="task", prompt=t["contract"]) for t in tasks
+    ]
+    definition = RubricDefinition(
+        rubric_version=spec["rubric_version"],
+        categories=list(spec["categories"]),
+        threshold=spec["threshold"],
+        max_iterations=spec["max_iterations"],
+        rounding=spec["rounding"],
+        low_confidence_below=float(spec["low_confidence_below"]),
+        bands=[(b["min"], b["label"]) for b in spec.get("bands", [])],
+        uncertainty=dict(spec["uncertainty"]),
+    )
+    digest = files_hash(
+        {
+            "rubric.yaml": sha256_bytes(read_bytes(definition_file(content_dir, vdir, "rubric.yaml"), rel)),
+            tasks_path.name: sha256_bytes(read_bytes(tasks_path, trel)),
+        }
+    )
+    return BenchmarkVersion(bench_id, spec["rubric_version"], digest, definition, items)

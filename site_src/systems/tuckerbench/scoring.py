@@ -7,10 +7,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from statistics import fmean
+from typing import Any
 
-from ..definitions import TuckerDefinition
-from ..model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
-from ..results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
+import numpy as np
+
+from ...definitions import TuckerDefinition
+from ...model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
+from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, Summary, assign_ranks, order_rows
+from ...scoring.statistics import RowStats, cluster_draws
+from ...scoring.uncertainty import percentile, resampled_means
 
 
 def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> float:
@@ -152,7 +157,7 @@ def score_entrant(run: Run, entrant: Entrant, results: dict[str, TranscriptScore
     )
 
 
-def score_tucker(version: BenchmarkVersion) -> Scored:
+def score(version: BenchmarkVersion) -> Scored:
     d: TuckerDefinition = version.definition
     kinds = {i.id: i.kind for i in version.items}
     results: dict[str, TranscriptScore] = {}
@@ -268,3 +273,83 @@ def score_tucker(version: BenchmarkVersion) -> Scored:
 def _g(es: EntrantScore, group: str, d: TuckerDefinition) -> float | None:
     mean = es.groups.get(group, (None, 0, 0))[0]
     return mean * d.to_100 if mean is not None else None
+
+
+# ---- statistics: intervals, run-to-run variation (called by scoring/statistics.py) ----
+
+
+DIFFERENCE_SCALE = 1.0  # multiply a difference of scores by this to show it in the score's unit
+
+
+def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202 - internal adapter
+    d = version.definition
+    ids = [i.id for i in version.items]
+    strata = [i.kind for i in version.items]
+    draws = cluster_draws(strata, params)
+    masks = {g: np.array([s == g for s in strata], dtype=float) for g in d.group_weights}
+    level = params["level"]
+    rows: dict[str, RowStats] = {}
+    boot: dict[str, np.ndarray] = {}
+    for row in scored.leaderboard.rows:
+        run = next(r for r in version.runs if r.id == row.run_ids[0])
+        mine = [t for t in run.transcripts if t.entrant_id == row.entrant_id]
+        stats = RowStats()
+        rows[row.key] = stats
+        if declared.get("run_variation") and row.complete:
+            per_rep = {}
+            for rep in sorted({t.attempt for t in mine}):
+                groups = defaultdict(list)
+                for t in mine:
+                    if t.attempt == rep:
+                        groups[scored.transcripts[t.id].kind].append(scored.transcripts[t.id].score)
+                per_rep[rep] = d.to_100 * sum(w * float(np.mean(groups[g])) for g, w in d.group_weights.items())
+            values = list(per_rep.values())
+            stats.variation = " · ".join(f"repetition {r}: {v:.1f}" for r, v in per_rep.items())
+            stats.variation += f" (spread {max(values) - min(values):.1f})"
+        if not (declared.get("intervals") and row.complete):
+            continue
+        sums = np.zeros(len(ids))
+        counts = np.zeros(len(ids))
+        dim_sums = {dim.id: np.zeros(len(ids)) for dim in d.dimensions}
+        dim_counts = {dim.id: np.zeros(len(ids)) for dim in d.dimensions}
+        for t in mine:
+            r = scored.transcripts[t.id]
+            k = ids.index(t.item_id)
+            sums[k] += r.score
+            counts[k] += 1
+            for dim, v in r.dimensions.items():
+                dim_sums[dim][k] += v
+                dim_counts[dim][k] += 1
+        overall = d.to_100 * sum(w * resampled_means(draws, sums, counts, masks[g]) for g, w in d.group_weights.items())
+        boot[row.key] = overall
+        stats.score = percentile(overall, level)
+        for g in d.group_weights:
+            stats.cells[f"group:{g}"] = percentile(d.to_100 * resampled_means(draws, sums, counts, masks[g]), level)
+        for dim in d.dimensions:
+            stats.cells[dim.id] = percentile(resampled_means(draws, dim_sums[dim.id], dim_counts[dim.id]), level)
+    note = (
+        f"{int(level * 100)}% intervals: scenario-clustered bootstrap (all turns and repetitions of a scenario "
+        f"resampled together, within the single and conversation groups), {params['resamples']} resamples, "
+        f"seed {params['seed']}, {len(ids)} scenarios."
+    )
+    return rows, boot, note
+
+
+def summarise(result: TranscriptScore, t: Transcript, definition: TuckerDefinition) -> Summary:
+    """One short, honest line per transcript for lists and side-by-side views."""
+    if t.status == "error":
+        return Summary(f"missing: {t.turns[-1].error}", "missing")
+    if t.status in ("missing", "in_progress"):
+        return Summary("missing: transcript " + ("not collected" if t.status == "missing" else "unfinished"), "missing")
+    if result.score is None:
+        states = ", ".join(f"{j}: {s.replace('_', ' ')}" for j, s in result.judge_state.items() if s != "ok")
+        return Summary(f"not fully judged ({states})", "partial")
+    extra = (" · empty output" if result.empty else "") + (" · truncated" if result.truncated else "")
+    return Summary(f"{result.score:.2f} / {definition.scale_max:g}{extra}", "score", result.score)
+
+
+def judge_reports(version: BenchmarkVersion, results: dict[str, TranscriptScore]) -> list[Any]:
+    """Agreement, offsets, self-preference, length relation and calibration, per run (see judges.py)."""
+    from .judges import judge_report  # judges.py builds on this module's transcript scores
+
+    return judge_report(version, results)

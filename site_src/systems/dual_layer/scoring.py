@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..definitions import RubricDefinition
-from ..model import BenchmarkVersion, RubricGrading, Transcript
-from ..results import (
+from ...definitions import RubricDefinition
+from ...model import BenchmarkVersion, RubricGrading, Transcript
+from ...results import (
     Cell,
     Coverage,
     Discrepancy,
@@ -16,10 +16,12 @@ from ..results import (
     Leaderboard,
     Row,
     Scored,
+    Summary,
     assign_ranks,
     count_pct,
     order_rows,
 )
+from ...scoring.statistics import binary_intervals
 
 
 def round_half_up(x: Fraction) -> int:
@@ -128,7 +130,7 @@ def score_task(t: Transcript, d: RubricDefinition, max_iterations: int) -> TaskR
     )
 
 
-def score_rubric(version: BenchmarkVersion) -> Scored:
+def score(version: BenchmarkVersion) -> Scored:
     d: RubricDefinition = version.definition
     results: dict[str, TaskResult] = {}
     rows: list[Row] = []
@@ -224,3 +226,29 @@ def _category_mean(finals: list[IterationResult], category: str) -> Cell:
         return Cell("–", None, "no finished task")
     mean = sum(f.category_scores[category] for f in finals) / len(finals)
     return Cell(f"{mean:.1f} (n = {len(finals)})", mean, n=len(finals))
+
+
+# ---- statistics: intervals, run-to-run variation (called by scoring/statistics.py) ----
+
+
+DIFFERENCE_SCALE = 100.0  # multiply a difference of scores by this to show it in the score's unit
+
+
+def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
+    strata = ["task"] * len(version.items)
+
+    def outcome_of(row: Row) -> dict[str, str]:
+        return {i.id: scored.transcripts[f"{row.run_ids[0]}--{i.id}"].status for i in version.items}
+
+    rows, boot = binary_intervals(version, scored, params, declared, strata, outcome_of, lambda ids: {})
+    note = (
+        f"{int(params['level'] * 100)}% intervals of the pass rate: task-clustered bootstrap, "
+        f"{params['resamples']} resamples, seed {params['seed']}, {len(version.items)} tasks."
+    )
+    return rows, boot, note
+
+
+def summarise(result: TaskResult, t: Transcript, definition: RubricDefinition) -> Summary:
+    """One short, honest line per task for lists and side-by-side views."""
+    state = {"pass": "pass", "fail": "fail", "in_progress": "missing", "invalid": "review", "missing": "missing"}
+    return Summary(result.summary, state[result.status], float(result.final_global or 0))

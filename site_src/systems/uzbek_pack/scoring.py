@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..definitions import PackDefinition
-from ..model import BenchmarkVersion, Item, Transcript
-from ..results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, count_pct, order_rows, pct
+import numpy as np
+
+from ...definitions import PackDefinition
+from ...model import BenchmarkVersion, Item, Transcript
+from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, Summary, count_pct, order_rows, pct
+from ...scoring.statistics import binary_intervals
 from .compare import compare_exact, compare_json
 
 OUTCOMES = ("pass", "fail", "needs_review", "ungraded")
@@ -90,7 +93,7 @@ def coverage_statement(passes: int, graded: int, collected: int, expected: int, 
     )
 
 
-def score_pack(version: BenchmarkVersion) -> Scored:
+def score(version: BenchmarkVersion) -> Scored:
     d: PackDefinition = version.definition
     items = {i.id: i for i in version.items}
     results: dict[str, CaseResult] = {}
@@ -212,3 +215,52 @@ def run_variation(rows: list[Row]) -> dict[str, dict[str, object]]:
         if len(complete) > 1:
             entry["range"] = f"{pct(min(complete), 1)} to {pct(max(complete), 1)} over {len(complete)} complete runs"
     return out
+
+
+# ---- statistics: intervals, run-to-run variation (called by scoring/statistics.py) ----
+
+
+DIFFERENCE_SCALE = 1.0  # multiply a difference of scores by this to show it in the score's unit
+
+
+def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
+    strata = [i.category for i in version.items]
+
+    def outcome_of(row: Row) -> dict[str, str]:
+        run = next(r for r in version.runs if r.id == row.run_ids[0])
+        return {t.item_id: scored.transcripts[t.id].outcome for t in run.transcripts if t.attempt == row.attempt}
+
+    def cell_of(ids: list[str]) -> dict[str, np.ndarray]:
+        return {c: np.array([s == c for s in strata], dtype=float) for c in dict.fromkeys(strata)}
+
+    rows, boot = binary_intervals(version, scored, params, declared, strata, outcome_of, cell_of)
+    if declared.get("run_variation"):  # each run of a model side by side, never merged, never best-of
+        by_entrant: dict[str, list[Row]] = defaultdict(list)
+        for row in scored.leaderboard.rows:
+            by_entrant[row.entrant_id].append(row)
+        for row in scored.leaderboard.rows:
+            runs = sorted(by_entrant[row.entrant_id], key=lambda r: (r.run_ids[0], r.attempt or 0))
+            if len(runs) > 1:
+                parts = [
+                    f"{r.key}: {f'{r.count} / {r.coverage.expected}' if r.complete else 'incomplete'}" for r in runs
+                ]
+                rows[row.key].variation = f"{len(runs)} runs of this model — " + "; ".join(parts)
+    per_category = version.definition.cases_per_category
+    note = (
+        f"{int(params['level'] * 100)}% intervals: case-clustered bootstrap within categories, "
+        f"{params['resamples']} resamples, seed {params['seed']}, {len(version.items)} cases. With "
+        f"{per_category} case{'s' if per_category != 1 else ''} per category a category interval spans much of the "
+        f"range: it shows how little {per_category} case{'s' if per_category != 1 else ''} can say."
+    )
+    return rows, boot, note
+
+
+def summarise(result: CaseResult, t: Transcript, definition: PackDefinition) -> Summary:
+    """One short, honest line per transcript for lists and side-by-side views."""
+    if t.status in ("missing", "not_run"):
+        return Summary("ungraded: no response collected", "missing")
+    if t.status == "error":
+        return Summary(f"ungraded: error ({t.error})", "missing")
+    label = {"pass": "pass", "fail": "fail", "needs_review": "needs review", "ungraded": "ungraded"}[result.outcome]
+    state = {"pass": "pass", "fail": "fail", "needs_review": "review", "ungraded": "missing"}[result.outcome]
+    return Summary(label + (" (truncated)" if t.truncated else ""), state)

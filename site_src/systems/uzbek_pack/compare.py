@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from ..jsonio import StrictJSONError, loads_strict
+from ...jsonio import StrictJSONError, loads_strict
 
 EXACT_MODES = ("nfc_trim", "apostrophe_equivalent")
 STRING_MODES = ("nfc", "apostrophe_equivalent")

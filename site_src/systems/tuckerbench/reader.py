@@ -9,15 +9,28 @@ from the run, and nothing under private/ is ever published.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..definitions import TuckerDefinition
-from ..jsonio import read_json, read_jsonl
-from ..model import Benchmark, Entrant, HumanPair, Judge, Judgment, PrivateKey, Run, Transcript, Turn
-from ..problems import InputError, Problems
-from ..readers.content import files_hash
-from ..validate import check, prune
+from ...definitions import CalibrationResponse, Dimension, TuckerDefinition
+from ...jsonio import read_bytes, read_json, read_jsonl, read_text
+from ...model import (
+    Benchmark,
+    BenchmarkVersion,
+    Entrant,
+    HumanPair,
+    Item,
+    Judge,
+    Judgment,
+    PrivateKey,
+    Run,
+    Transcript,
+    Turn,
+)
+from ...problems import InputError, Problems
+from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes
+from ...validate import check, prune
 
 ANSWER_KEY = "private/answer-key.json"
 _TRANSCRIPT = re.compile(r"^transcripts/([A-Za-z0-9._-]+)/([A-Za-z0-9_-]+)\.r([1-9][0-9]*)\.json$")
@@ -29,7 +42,7 @@ def transcript_id(run_id: str, entrant: str, scenario: str, rep: int) -> str:
     return f"{run_id}--{entrant}--{scenario}--r{rep}"
 
 
-def read_tucker_run(
+def read_run(
     run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
 ) -> tuple[Run, PrivateKey | None] | None:
     meta_rel = f"{rel}/manifest.json"
@@ -394,3 +407,85 @@ def _answer_key(
     for pair_id in sorted(public_ids - set(raw["pairs"])):
         problems.error(krel, "public pair has no entry in the answer key", f"pair {pair_id}")
     return PrivateKey(krel, sides)
+
+
+TUCKER_FILES = (
+    "config/pilot.json",
+    "config/scenarios.json",
+    "config/calibration.json",
+    "prompts/persona.md",
+    "prompts/judge.md",
+)
+
+
+def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problems) -> BenchmarkVersion | None:
+    def rel(name: str) -> str:
+        return content_rel(content_dir, vdir / name)
+
+    missing = [n for n in TUCKER_FILES if not (vdir / n).is_file()]
+    if missing:
+        problems.error(content_rel(content_dir, vdir), f"frozen input(s) missing: {', '.join(missing)}")
+        return None
+    paths = {n: definition_file(content_dir, vdir, n) for n in TUCKER_FILES}
+    files = {n: sha256_bytes(read_bytes(paths[n], rel(n))) for n in TUCKER_FILES}
+    pilot = read_json(paths["config/pilot.json"], rel("config/pilot.json"), problems)
+    scen = read_json(paths["config/scenarios.json"], rel("config/scenarios.json"), problems)
+    cal = read_json(paths["config/calibration.json"], rel("config/calibration.json"), problems)
+    ok = check(pilot, "tucker-pilot", rel("config/pilot.json"), None, problems)
+    ok &= check(scen, "tucker-scenarios", rel("config/scenarios.json"), None, problems)
+    ok &= check(cal, "tucker-calibration", rel("config/calibration.json"), None, problems)
+    if not ok:
+        return None
+    if pilot["version"] != vdir.name:
+        problems.error(
+            rel("config/pilot.json"), f"version {pilot['version']!r} differs from its folder", None, "version"
+        )
+        return None
+    groups = {g["id"]: Fraction(g["weight"]) / Fraction(g["weight_denominator"]) for g in pilot["groups"]}
+    if sum(groups.values()) != 1:
+        problems.error(rel("config/pilot.json"), "group weights must add up to 1", None, "groups")
+        return None
+    items = [
+        Item(
+            id=s["id"],
+            title=s["title"],
+            category=s["context"],
+            kind=s["kind"],
+            prompt=s["situation"],
+            user_turns=list(s["user_turns"]),
+        )
+        for s in scen["scenarios"]
+    ]
+    for item in items:
+        if item.kind == "single" and len(item.user_turns) != 1:
+            problems.error(
+                rel("config/scenarios.json"),
+                "a single-response scenario has exactly one user turn",
+                f"scenario {item.id}",
+                "user_turns",
+            )
+    definition = TuckerDefinition(
+        version=pilot["version"],
+        content_hash=files_hash(files),
+        files=files,
+        status=pilot.get("status", ""),
+        repetitions=pilot["repetitions"],
+        judges_required=pilot["judges_required"],
+        dimensions=[
+            Dimension(d["id"], d["title"], float(d["weight"]), tuple(d["applies_to"])) for d in pilot["dimensions"]
+        ],
+        group_weights={k: float(v) for k, v in groups.items()},
+        scale_max=float(pilot["scale"]["max"]),
+        calibration=[
+            CalibrationResponse(r["id"], r["title"], r["scenario_id"], r["response"]) for r in cal["responses"]
+        ],
+        profanity_lexicon=list(pilot.get("profanity_lexicon", [])),
+        uncertainty=dict(pilot["uncertainty"]),
+        refusal_patterns=list(pilot.get("refusal_patterns", [])),
+        settings={"entrants": pilot.get("entrant_settings", {}), "judges": pilot.get("judge_settings", {})},
+        documents={
+            "persona.md": read_text(paths["prompts/persona.md"], rel("prompts/persona.md"), problems),
+            "judge.md": read_text(paths["prompts/judge.md"], rel("prompts/judge.md"), problems),
+        },
+    )
+    return BenchmarkVersion(bench_id, pilot["version"], definition.content_hash, definition, items)
