@@ -59,6 +59,7 @@ class TuckerDefinition:
     judges_required: int
     dimensions: list[Dimension]
     group_weights: dict[str, float]  # "single" -> 1/3, "conversation" -> 2/3
+    group_titles: dict[str, str]  # "single" -> "Single responses", as pilot.json names them
     scale_max: float
     calibration: list[CalibrationResponse]
     profanity_lexicon: list[str]

@@ -183,6 +183,7 @@ class BenchmarkVersion:
     items: list[Item]
     runs: list[Run] = field(default_factory=list)
     private_keys: dict[str, PrivateKey] = field(default_factory=dict)  # run id -> key (never rendered)
+    discrepancy_tolerance: float = 0.0  # from benchmark.yaml: a stored figure this close to the recomputed one agrees
 
     @property
     def demo(self) -> bool:
@@ -204,3 +205,4 @@ class Benchmark:
     versions: list[BenchmarkVersion] = field(default_factory=list)
     definition_demo_note: str = ""  # set when the definition's own text is an illustrative stand-in
     statistics: dict[str, bool] = field(default_factory=dict)  # which statistics the site shows (benchmark.yaml)
+    display: dict[str, str] = field(default_factory=dict)  # vocabulary and units of its pages (benchmark.yaml)

@@ -81,6 +81,7 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
         rank_claims=meta["rank_claims"],
         definition_demo_note=meta.get("definition_demo_note", ""),
         statistics=dict(meta["statistics"]),
+        display=dict(meta["display"]),
     )
     versions_dir = bench_dir / "versions"
     loader = system_part(bench.system, "reader").load_version
@@ -91,6 +92,7 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
             problems.items.append(exc.problem)
             continue
         if version:
+            version.discrepancy_tolerance = float(meta.get("discrepancy_tolerance", 0))
             bench.versions.append(version)
     if not bench.versions:
         problems.error(content_rel(content_dir, bench_dir), "benchmark has no valid version under versions/")

@@ -475,6 +475,7 @@ def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
             Dimension(d["id"], d["title"], float(d["weight"]), tuple(d["applies_to"])) for d in pilot["dimensions"]
         ],
         group_weights={k: float(v) for k, v in groups.items()},
+        group_titles={g["id"]: g["title"] for g in pilot["groups"]},
         scale_max=float(pilot["scale"]["max"]),
         calibration=[
             CalibrationResponse(r["id"], r["title"], r["scenario_id"], r["response"]) for r in cal["responses"]

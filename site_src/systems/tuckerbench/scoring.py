@@ -178,7 +178,7 @@ def score(version: BenchmarkVersion) -> Scored:
                 ("overall", es.overall if es.complete else es.partial),
                 *((g, _g(es, g, d)) for g in d.group_weights),
             ):
-                if name in stored and value is not None and abs(stored[name] - value) > 0.05:
+                if name in stored and value is not None and abs(stored[name] - value) > version.discrepancy_tolerance:
                     discrepancies.append(
                         Discrepancy(
                             run.stored_scores_file or "",
@@ -242,7 +242,7 @@ def score(version: BenchmarkVersion) -> Scored:
                 )
             )
     assign_ranks(rows)
-    columns = [(f"group:{g}", "Single responses" if g == "single" else "Conversations") for g in d.group_weights]
+    columns = [(f"group:{g}", d.group_titles[g]) for g in d.group_weights]
     columns += [(dim.id, f"{dim.title} ({dim.weight:g}%)") for dim in d.dimensions]
     board = Leaderboard(
         version.benchmark_id,
