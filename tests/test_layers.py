@@ -19,6 +19,7 @@ FORBIDDEN = {  # layer -> layers it must never import
 }
 # a system's package holds one module per layer (site_src/systems/__init__.py): each counts as that layer
 SYSTEM_MODULE_LAYER = {"reader": "readers", "scoring": "scoring", "compare": "scoring", "judges": "scoring"}
+SYSTEM_MODULE_LAYER["definition"] = None  # plain data, like model.py: every layer may use it
 SYSTEM_MODULE_LAYER["charts"] = "site"
 
 
@@ -83,3 +84,28 @@ def test_the_import_walker_sees_relative_imports():
     assert "site_src.scoring.dispatch" in found and "site_src.model" in found
     assert _layer("site_src.systems.tuckerbench.reader") == "readers"
     assert _layer("site_src.site.charts") == "site" and _layer("site_src.release") is None
+
+
+def test_seed004_dimension_and_group_weights_must_add_up_as_declared(tmp_path):
+    """Weights are validated with the arithmetic that shows the mistake, naming file and field."""
+    import json
+    import shutil
+
+    from helpers import CONTENT, RUNS, load, messages
+
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    pilot_path = content / "tuckerbench/versions/v1-pilot/config/pilot.json"
+    pilot = json.loads(pilot_path.read_text(encoding="utf-8"))
+    pilot["dimensions"][0]["weight"] = 35
+    pilot["groups"][0]["weight"] = 2
+    pilot_path.write_text(json.dumps(pilot), encoding="utf-8")
+    errors = messages(load(RUNS, content))
+    file = "content/tuckerbench/versions/v1-pilot/config/pilot.json"
+    assert any(
+        f"{file}, field dimensions: dimension weights add up to 95, not 100: fidelity 35 + comic_invention 25" in m
+        for m in errors
+    ), errors
+    assert any(
+        f"{file}, field groups: group weights add up to 4/3, not 1: single 2/3 + conversation 2/3" in m for m in errors
+    )

@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ...definitions import RubricDefinition
 from ...model import BenchmarkVersion, RubricGrading, Transcript
 from ...results import (
     Cell,
@@ -22,6 +21,7 @@ from ...results import (
     order_rows,
 )
 from ...scoring.statistics import binary_intervals
+from .definition import RubricDefinition
 
 
 def round_half_up(x: Fraction) -> int:

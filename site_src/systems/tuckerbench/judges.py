@@ -11,8 +11,8 @@ import krippendorff
 import numpy as np
 from scipy.stats import linregress, spearmanr
 
-from ...definitions import TuckerDefinition
 from ...model import BenchmarkVersion, PrivateKey, Run
+from .definition import TuckerDefinition
 from .scoring import TranscriptScore, weighted_score
 
 

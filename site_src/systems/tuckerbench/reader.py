@@ -13,7 +13,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ...definitions import CalibrationResponse, Dimension, TuckerDefinition
 from ...jsonio import read_bytes, read_json, read_jsonl, read_text
 from ...model import (
     Benchmark,
@@ -31,6 +30,7 @@ from ...model import (
 from ...problems import InputError, Problems
 from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes
 from ...validate import check, prune
+from .definition import CalibrationResponse, Dimension, TuckerDefinition
 
 ANSWER_KEY = "private/answer-key.json"
 _TRANSCRIPT = re.compile(r"^transcripts/([A-Za-z0-9._-]+)/([A-Za-z0-9_-]+)\.r([1-9][0-9]*)\.json$")
@@ -45,7 +45,35 @@ def transcript_id(run_id: str, entrant: str, scenario: str, rep: int) -> str:
 def read_run(
     run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
 ) -> tuple[Run, PrivateKey | None] | None:
+    """One run directory: its manifest, every expected transcript (a missing one is a coverage gap), the judges'
+    judgments, and the optional calibration, blind-pair, reported-score and private answer-key files."""
     meta_rel = f"{rel}/manifest.json"
+    found = _manifest(meta, meta_rel, bench, problems)
+    if found is None:
+        return None
+    meta, version = found
+    run = _run(meta, meta_rel, rel, bench, version, problems)
+    if run is None:
+        return None
+    public = ["manifest.json"]
+    public += _read_transcripts(run_dir, rel, files, run, version, problems)
+    public += _read_judgments(run_dir, rel, files, run, version, problems)
+    public += [name for name in _OPTIONAL if name in files]
+    if "calibration.jsonl" in files:
+        _read_calibration(run_dir, rel, run, version.definition, problems)
+    if "human-pairs.jsonl" in files:
+        _read_human_pairs(run_dir, rel, run, version, problems)
+    if "reported-scores.json" in files:
+        _read_reported_scores(run_dir, rel, run, problems)
+    key = _answer_key(run_dir, rel, files, run, {e.id for e in run.entrants}, problems)
+    run.public_files = sorted(public)
+    return run, key
+
+
+def _manifest(
+    meta: dict[str, Any], meta_rel: str, bench: Benchmark, problems: Problems
+) -> tuple[dict[str, Any], BenchmarkVersion] | None:
+    """The manifest, checked and pruned, and the frozen version it was made with (same content hash) or None."""
     if not check(meta, "tucker-manifest", meta_rel, None, problems):
         return None
     meta = prune(meta, "tucker-manifest")  # unknown fields were warned about; they are never published
@@ -75,6 +103,13 @@ def read_run(
             "content_hash",
         )
         return None
+    return meta, version
+
+
+def _run(
+    meta: dict[str, Any], meta_rel: str, rel: str, bench: Benchmark, version: BenchmarkVersion, problems: Problems
+) -> Run | None:
+    """The run with its entrants and judges, or None when an id is listed twice."""
     d: TuckerDefinition = version.definition
     entrants = [
         Entrant(
@@ -115,9 +150,17 @@ def read_run(
         entrants=entrants,
         judges=judges,
     )
-    public = ["manifest.json"]
+    return run
+
+
+def _read_transcripts(
+    run_dir: Path, rel: str, files: list[str], run: Run, version: BenchmarkVersion, problems: Problems
+) -> list[str]:
+    """Every expected transcript, read or recorded as missing; returns the transcript files read."""
+    d: TuckerDefinition = version.definition
+    public: list[str] = []
     scenarios = {i.id: i for i in version.items}
-    entrant_ids = {e.id for e in entrants}
+    entrant_ids = {e.id for e in run.entrants}
     got: dict[tuple[str, str, int], Transcript] = {}
     for f in files:
         m = _TRANSCRIPT.match(f)
@@ -128,7 +171,7 @@ def read_run(
         t = _read_transcript(run_dir, rel, f, key, run, entrant_ids, scenarios, d, problems)
         if t:
             got[key] = t
-    for e in entrants:  # every expected transcript: a missing one is a coverage gap, not a zero
+    for e in run.entrants:  # every expected transcript: a missing one is a coverage gap, not a zero
         for s in version.items:
             for rep in range(1, d.repetitions + 1):
                 t = got.pop((e.id, s.id, rep), None) or Transcript(
@@ -143,7 +186,17 @@ def read_run(
                     turns=[Turn("user", s.user_turns[0])],
                 )
                 run.transcripts.append(t)
-    judge_ids = {j.id for j in judges}
+    return public
+
+
+def _read_judgments(
+    run_dir: Path, rel: str, files: list[str], run: Run, version: BenchmarkVersion, problems: Problems
+) -> list[str]:
+    """Each judge's JSONL file: one judgment per expected transcript at most; returns the files read."""
+    d: TuckerDefinition = version.definition
+    public: list[str] = []
+    scenarios = {i.id: i for i in version.items}
+    judge_ids = {j.id for j in run.judges}
     valid_targets = {t.id for t in run.transcripts}
     seen: set[tuple[str, str]] = set()
     for f in files:
@@ -183,75 +236,81 @@ def read_run(
                         dict(rec.get("usage", {})),
                     )
                 )
-    for name in _OPTIONAL:
-        if name in files:
-            public.append(name)
-    if "calibration.jsonl" in files:
-        crel = f"{rel}/calibration.jsonl"
-        responses = {c.id for c in d.calibration}
-        first_cal: dict[tuple[str, str], int] = {}
-        for line, rec in _jsonl(run_dir / "calibration.jsonl", crel, problems):
-            record = f"line {line}"
-            if not check(rec, "tucker-calibration-judgment", crel, record, problems):
-                continue
-            if rec["judge"] not in judge_ids or rec["response_id"] not in responses:
-                problems.error(crel, "unknown judge or calibration response", record)
-                continue
-            cal_key = (rec["judge"], rec["response_id"])
-            if cal_key in first_cal:
-                problems.error(
+    return public
+
+
+def _read_calibration(run_dir: Path, rel: str, run: Run, d: TuckerDefinition, problems: Problems) -> None:
+    """The judges' scores of the frozen diagnostic responses, each (judge, response) once."""
+    judge_ids = {j.id for j in run.judges}
+    crel = f"{rel}/calibration.jsonl"
+    responses = {c.id for c in d.calibration}
+    first_cal: dict[tuple[str, str], int] = {}
+    for line, rec in _jsonl(run_dir / "calibration.jsonl", crel, problems):
+        record = f"line {line}"
+        if not check(rec, "tucker-calibration-judgment", crel, record, problems):
+            continue
+        if rec["judge"] not in judge_ids or rec["response_id"] not in responses:
+            problems.error(crel, "unknown judge or calibration response", record)
+            continue
+        cal_key = (rec["judge"], rec["response_id"])
+        if cal_key in first_cal:
+            problems.error(
+                crel,
+                f"duplicate calibration judgment of {rec['response_id']} by {rec['judge']} "
+                f"(first on line {first_cal[cal_key]})",
+                record,
+            )
+            continue
+        first_cal[cal_key] = line
+        if _scores_ok(rec, d, "single", crel, record, problems):
+            run.calibration.append(
+                Judgment(
+                    rec["judge"],
+                    rec["response_id"],
+                    rec["parse_status"],
+                    dict(rec["scores"] or {}),
+                    rec["rationale"],
                     crel,
-                    f"duplicate calibration judgment of {rec['response_id']} by {rec['judge']} "
-                    f"(first on line {first_cal[cal_key]})",
                     record,
+                    dict(rec.get("usage", {})),
+                )
+            )
+
+
+def _read_human_pairs(run_dir: Path, rel: str, run: Run, version: BenchmarkVersion, problems: Problems) -> None:
+    """The public half of the blind pairs: which side the reviewer chose, each pair once."""
+    scenarios = {i.id for i in version.items}
+    hrel = f"{rel}/human-pairs.jsonl"
+    first_pair: dict[str, int] = {}
+    for line, rec in _jsonl(run_dir / "human-pairs.jsonl", hrel, problems):
+        record = f"line {line}"
+        if check(rec, "tucker-human-pair", hrel, record, problems):
+            if rec["scenario_id"] not in scenarios:
+                problems.error(hrel, "unknown scenario", record, "scenario_id")
+                continue
+            if rec["pair_id"] in first_pair:  # a repeat or a conflicting choice: neither may count twice
+                problems.error(
+                    hrel,
+                    f"pair {rec['pair_id']} is recorded twice (first on line {first_pair[rec['pair_id']]})",
+                    record,
+                    "pair_id",
                 )
                 continue
-            first_cal[cal_key] = line
-            if _scores_ok(rec, d, "single", crel, record, problems):
-                run.calibration.append(
-                    Judgment(
-                        rec["judge"],
-                        rec["response_id"],
-                        rec["parse_status"],
-                        dict(rec["scores"] or {}),
-                        rec["rationale"],
-                        crel,
-                        record,
-                        dict(rec.get("usage", {})),
-                    )
-                )
-    if "human-pairs.jsonl" in files:
-        hrel = f"{rel}/human-pairs.jsonl"
-        first_pair: dict[str, int] = {}
-        for line, rec in _jsonl(run_dir / "human-pairs.jsonl", hrel, problems):
-            record = f"line {line}"
-            if check(rec, "tucker-human-pair", hrel, record, problems):
-                if rec["scenario_id"] not in scenarios:
-                    problems.error(hrel, "unknown scenario", record, "scenario_id")
-                    continue
-                if rec["pair_id"] in first_pair:  # a repeat or a conflicting choice: neither may count twice
-                    problems.error(
-                        hrel,
-                        f"pair {rec['pair_id']} is recorded twice (first on line {first_pair[rec['pair_id']]})",
-                        record,
-                        "pair_id",
-                    )
-                    continue
-                first_pair[rec["pair_id"]] = line
-                run.human_pairs.append(
-                    HumanPair(rec["pair_id"], rec["scenario_id"], rec["choice"], rec.get("reviewer"), hrel, record)
-                )
-    if "reported-scores.json" in files:
-        srel = f"{rel}/reported-scores.json"
-        try:
-            stored = read_json(run_dir / "reported-scores.json", srel, problems)
-            if check(stored, "tucker-reported-scores", srel, None, problems):
-                run.stored_scores, run.stored_scores_file = stored["entrants"], srel
-        except InputError as exc:
-            problems.items.append(exc.problem)
-    key = _answer_key(run_dir, rel, files, run, entrant_ids, problems)
-    run.public_files = sorted(public)
-    return run, key
+            first_pair[rec["pair_id"]] = line
+            run.human_pairs.append(
+                HumanPair(rec["pair_id"], rec["scenario_id"], rec["choice"], rec.get("reviewer"), hrel, record)
+            )
+
+
+def _read_reported_scores(run_dir: Path, rel: str, run: Run, problems: Problems) -> None:
+    """Aggregates the run itself reported: compared with the recomputation, never trusted."""
+    srel = f"{rel}/reported-scores.json"
+    try:
+        stored = read_json(run_dir / "reported-scores.json", srel, problems)
+        if check(stored, "tucker-reported-scores", srel, None, problems):
+            run.stored_scores, run.stored_scores_file = stored["entrants"], srel
+    except InputError as exc:
+        problems.items.append(exc.problem)
 
 
 def _jsonl(path: Path, rel: str, problems: Problems) -> list[tuple[int, Any]]:
@@ -418,6 +477,33 @@ TUCKER_FILES = (
 )
 
 
+def weights_ok(pilot: dict[str, Any], file: str, problems: Problems) -> bool:
+    """Dimension weights are percentages adding up to 100, group weights fractions adding up to 1, and every group
+    has a dimension to score it: each violation is named with the arithmetic that shows it."""
+    ok = True
+    dims, groups = pilot["dimensions"], pilot["groups"]
+    total = sum(Fraction(str(d["weight"])) for d in dims)
+    if total != 100:
+        terms = " + ".join(f"{d['id']} {d['weight']:g}" for d in dims)
+        problems.error(file, f"dimension weights add up to {float(total):g}, not 100: {terms}", None, "dimensions")
+        ok = False
+    shares = {g["id"]: Fraction(g["weight"]) / Fraction(g["weight_denominator"]) for g in groups}
+    if sum(shares.values()) != 1:
+        terms = " + ".join(f"{g} {share}" for g, share in shares.items())
+        problems.error(file, f"group weights add up to {sum(shares.values())}, not 1: {terms}", None, "groups")
+        ok = False
+    for i, g in enumerate(groups):
+        if not any(g["id"] in d["applies_to"] for d in dims):
+            problems.error(
+                file,
+                f"no dimension applies to group {g['id']!r}, so none of its items can be scored",
+                None,
+                f"groups[{i}]",
+            )
+            ok = False
+    return ok
+
+
 def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problems) -> BenchmarkVersion | None:
     def rel(name: str) -> str:
         return content_rel(content_dir, vdir / name)
@@ -441,10 +527,9 @@ def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
             rel("config/pilot.json"), f"version {pilot['version']!r} differs from its folder", None, "version"
         )
         return None
-    groups = {g["id"]: Fraction(g["weight"]) / Fraction(g["weight_denominator"]) for g in pilot["groups"]}
-    if sum(groups.values()) != 1:
-        problems.error(rel("config/pilot.json"), "group weights must add up to 1", None, "groups")
+    if not weights_ok(pilot, rel("config/pilot.json"), problems):
         return None
+    groups = {g["id"]: Fraction(g["weight"]) / Fraction(g["weight_denominator"]) for g in pilot["groups"]}
     items = [
         Item(
             id=s["id"],

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ...definitions import TuckerDefinition
 from ...model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
 from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, Summary, assign_ranks, order_rows
 from ...scoring.statistics import RowStats, cluster_draws
 from ...scoring.uncertainty import percentile, resampled_means
+from .definition import TuckerDefinition
 
 
 def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> float:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...definitions import PackDefinition
 from ...jsonio import read_bytes, read_jsonl, read_yaml
 from ...model import Benchmark, BenchmarkVersion, Entrant, GradingRevision, Item, PackGrading, Run, Transcript, Turn
 from ...problems import Problems
 from ...readers.content import content_rel, definition_file, sha256_bytes
 from ...validate import check, prune
+from .definition import PackDefinition
 
 PUBLIC_FILES = ("metadata.json", "responses.jsonl")
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...definitions import PackDefinition
 from ...model import BenchmarkVersion, Item, Transcript
 from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, Summary, count_pct, order_rows, pct
 from ...scoring.statistics import binary_intervals
 from .compare import compare_exact, compare_json
+from .definition import PackDefinition
 
 OUTCOMES = ("pass", "fail", "needs_review", "ungraded")
 

@@ -1,36 +1,9 @@
-"""Frozen benchmark definitions: every benchmark-specific number (weights, thresholds, glyphs) lives in these,
-loaded from content/, never in code."""
+"""The frozen definition of a TuckerBench version (config/ and prompts/), as the reader loads it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-
-from .model import Item
-
-
-@dataclass
-class PackDefinition:
-    pack_version: str
-    corpus_hash: str  # sha256 of prompts.jsonl, as a run records it
-    glyphs: tuple[str, ...]  # the apostrophe_equivalent set of this pack version
-    categories: list[tuple[str, str]]  # (id, title) in pack order
-    cases_per_category: int
-    case_count: int
-    prompts_file: str
-    uncertainty: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class RubricDefinition:
-    rubric_version: str
-    categories: list[str]
-    threshold: int
-    max_iterations: int
-    rounding: str
-    low_confidence_below: float
-    bands: list[tuple[int, str]]
-    uncertainty: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,6 +48,3 @@ class TuckerDefinition:
 
     def dimensions_for(self, kind: str) -> list[Dimension]:
         return [d for d in self.dimensions if kind in d.applies_to]
-
-
-__all__ = ["CalibrationResponse", "Dimension", "Item", "PackDefinition", "RubricDefinition", "TuckerDefinition"]
