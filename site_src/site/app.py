@@ -86,12 +86,13 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     @app.route("/<bench>/<version>/")
     def leaderboard(bench: str, version: str) -> str:
         view = view_or_404(bench, version)
+        first = next(iter(charts(view)), None)  # a system may draw no chart at all
         return page(
             "leaderboard.html",
             view=view,
             board=view.scored.leaderboard,
-            chart=charts(view)[0],
-            svg=svg_for(charts(view)[0]),
+            chart=first,
+            svg=svg_for(first) if first else "",
         )
 
     @app.route("/<bench>/<version>/breakdown/")

@@ -21,6 +21,7 @@ from ..readers.project import Project
 from ..release import Release, build_release, paginate
 from ..secretscan import Finding, masked
 from .app import CARDS_PER_PAGE, create_app
+from .charts import charts_for
 from .publish import scan_output, scan_release, sources_for
 
 MANIFEST = "publish-manifest.json"
@@ -77,9 +78,9 @@ def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
             for tid in view.transcripts:
                 yield "transcript", {"bench": b, "version": v, "tid": tid}
                 yield "transcript_json", {"bench": b, "version": v, "tid": tid}
-            for name in ("dimensions", "distribution"):
+            for chart in charts_for(view):  # whatever charts the version's system draws
                 for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
-                    yield endpoint, {"bench": b, "version": v, "name": name}
+                    yield endpoint, {"bench": b, "version": v, "name": chart.name}
 
     return [str(url) for url in freezer.freeze()]
 
