@@ -13,7 +13,7 @@ from typing import Any
 
 from .model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
 from .readers.project import Project
-from .results import Row, Scored, Summary
+from .results import Cell, Row, Scored, Summary
 from .scoring.diagnostics import Diagnostics, diagnose
 from .scoring.dispatch import score_version
 from .systems import system_part
@@ -58,6 +58,13 @@ class VersionView:
     def colour_class(self) -> dict[str, str]:
         """CSS class per entrant (no inline styles: the pages run under a strict Content-Security-Policy)."""
         return {e: f"c{PALETTE.index(c)}" for e, c in self.colours.items()}
+
+    def score_text(self, row: Row) -> str:
+        """A row's score as it reads, with its counts (the system's display module writes it)."""
+        return system_part(self.bench.system, "display").score_text(row, self.version)
+
+    def cell_text(self, key: str, cell: Cell) -> str:
+        return system_part(self.bench.system, "display").cell_text(key, cell, self.version)
 
     def rows_for(self, entrant_id: str) -> list[Row]:
         return [r for r in self.rows if r.entrant_id == entrant_id]
@@ -105,6 +112,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     by_item: dict[str, list[Transcript]] = defaultdict(list)
     by_entrant: dict[str, list[Transcript]] = defaultdict(list)
     part = system_part(bench.system, "scoring")
+    display = system_part(bench.system, "display")
     for run in version.runs:
         view.runs[run.id] = run
         for e in run.entrants:
@@ -115,7 +123,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             view.transcripts[t.id] = t
             by_item[t.item_id].append(t)
             by_entrant[t.entrant_id].append(t)
-            view.summaries[t.id] = part.summarise(view.scored.transcripts.get(t.id), t, version.definition)
+            view.summaries[t.id] = display.summarise(view.scored.transcripts.get(t.id), t, version.definition)
     view.by_item, view.by_entrant = dict(by_item), dict(by_entrant)
     reports = getattr(part, "judge_reports", None)  # only systems with judges have them
     if reports and (view.declares("judges") or view.declares("calibration")):

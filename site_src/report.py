@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from .model import Benchmark
+from types import ModuleType
+
+from .model import Benchmark, BenchmarkVersion
 from .readers.project import Project
 from .results import Leaderboard
 from .scoring.dispatch import score_version
+from .systems import system_part
 
 
 def text_report(project: Project) -> str:
@@ -15,7 +18,8 @@ def text_report(project: Project) -> str:
             if not version.runs:
                 continue
             scored = score_version(bench, version)
-            out.extend(_board(bench, scored.leaderboard, version.demo))
+            display = system_part(bench.system, "display")
+            out.extend(_board(bench, version, scored.leaderboard, display))
             if "variation" in scored.tables:  # repeated runs listed side by side, where the scorer compares them
                 out.append("  Variation across repeated runs:")
                 for entrant, v in scored.tables["variation"].items():
@@ -25,13 +29,14 @@ def text_report(project: Project) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _board(bench: Benchmark, board: Leaderboard, demo: bool) -> list[str]:
+def _board(bench: Benchmark, version: BenchmarkVersion, board: Leaderboard, display: ModuleType) -> list[str]:
     head = f"== {bench.title} · version {board.version_id}"
-    lines = [head + (" · DEMO DATA (invented, not real model results)" if demo else ""), f"  {board.score_label}:"]
+    demo = " · DEMO DATA (invented, not real model results)" if version.demo else ""
+    lines = [head + demo, f"  {board.score_label}:"]
     for row in board.rows:
         rank = f"#{row.rank}" if row.rank else ("–" if board.ranked else "·")
         lines.append(f"  {rank:>3} {row.label}")
-        lines.append(f"      score: {row.score_text}")
+        lines.append(f"      score: {display.score_text(row, version)}")
         gaps = row.coverage.gaps()
         lines.append(
             f"      coverage: {row.coverage.collected} of {row.coverage.expected} collected"
@@ -40,7 +45,7 @@ def _board(bench: Benchmark, board: Leaderboard, demo: bool) -> list[str]:
         for key, title in board.columns:
             cell = row.cells.get(key)
             if cell:
-                lines.append(f"      {title}: {cell.text}")
+                lines.append(f"      {title}: {display.cell_text(key, cell, version)}")
         for flag in row.flags:
             lines.append(f"      [{flag.label}] {flag.detail}")
     if board.discrepancies:

@@ -70,11 +70,14 @@ class Coverage:
 
 @dataclass
 class Cell:
-    text: str
-    value: float | None = None  # for sorting and charts; None where no full figure exists
-    note: str = ""
+    """One breakdown figure, as numbers: the system's display module writes it out (display.cell_text)."""
+
+    value: float | None = None  # the figure; None where no full figure exists
+    note: str = ""  # why a figure is missing or partial, in words
     n: int | None = None  # the count behind the figure: passes of a proportion, observations of a mean
     of: int | None = None  # the denominator of a proportion (cases in the category)
+    graded: int | None = None  # of those, how many were graded (for a partial proportion)
+    label: str | None = None  # where the figure is an outcome rather than a number (a task's result)
 
 
 @dataclass
@@ -85,13 +88,13 @@ class Row:
     run_ids: list[str]
     complete: bool
     score: float | None  # only for a complete row; an incomplete row never has a full score
-    score_text: str  # the full score with counts, or the coverage statement
     coverage: Coverage
     cells: dict[str, Cell] = field(default_factory=dict)
     flags: list[Flag] = field(default_factory=list)
     rank: int | None = None
     attempt: int | None = None  # the attempt a row stands for, where a run holds several
     count: int | None = None  # whole items behind a proportion score (passing cases), never parsed from text
+    figures: dict[str, float | int | None] = field(default_factory=dict)  # further numbers a system shows
 
 
 @dataclass

@@ -77,8 +77,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import BenchmarkVersion, Transcript
-from ...results import Coverage, Leaderboard, Row, Scored, Summary, assign_ranks, count_pct, order_rows
+from ...model import BenchmarkVersion
+from ...results import Coverage, Leaderboard, Row, Scored, assign_ranks, order_rows
 
 DIFFERENCE_SCALE = 100.0
 
@@ -98,8 +98,7 @@ def score(version: BenchmarkVersion) -> Scored:
             right += ok
         complete = cov.complete
         rows.append(Row(run.id, run.entrants[0].id, run.entrants[0].label, [run.id], complete,
-                        right / cov.expected if complete else None,
-                        count_pct(right, cov.expected) if complete else f"{cov.missing} missing", cov, count=right))
+                        right / cov.expected if complete else None, cov, count=right))
     assign_ranks(rows)
     board = Leaderboard(version.benchmark_id, version.id, "Right answers", [], order_rows(rows), ranked=True)
     return Scored(board, results)
@@ -109,6 +108,26 @@ def statistics(version: BenchmarkVersion, scored: Scored, params: dict[str, Any]
     from ...scoring.statistics import RowStats
 
     return {row.key: RowStats() for row in scored.leaderboard.rows}, {}, "No intervals for a quiz."
+'''
+
+QUIZ_DISPLAY = '''"""How quiz figures read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model import Transcript
+from ...results import Summary, count_pct
+
+
+def score_text(row, version) -> str:
+    if row.complete:
+        return count_pct(row.count, row.coverage.expected)
+    return f"{row.coverage.missing} missing"
+
+
+def cell_text(key, cell, version) -> str:
+    return "–"
 
 
 def summarise(result: bool, t: Transcript, definition: Any) -> Summary:
@@ -168,6 +187,7 @@ def add_quiz(root: Path) -> None:
         ("__init__.py", QUIZ_INIT),
         ("reader.py", QUIZ_READER),
         ("scoring.py", QUIZ_SCORING),
+        ("display.py", QUIZ_DISPLAY),
         ("charts.py", QUIZ_CHARTS),
     ):
         (package / name).write_text(text, encoding="utf-8")

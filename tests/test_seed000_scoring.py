@@ -6,7 +6,8 @@ from helpers import RUNS, edit_jsonl, load
 
 from site_src.model import PackGrading
 from site_src.scoring.dispatch import score_version
-from site_src.systems.uzbek_pack.scoring import checklist_outcome, coverage_statement, score_case
+from site_src.systems.uzbek_pack.display import cell_text, coverage_statement, score_text
+from site_src.systems.uzbek_pack.scoring import checklist_outcome, score_case
 
 
 def pack(project):
@@ -35,20 +36,22 @@ def test_seed000_checklist_open_question_is_needs_review_unless_a_check_fails():
 
 
 def test_seed000_full_pack_rate_only_for_a_complete_adjudicated_run(demo):
-    _, _, scored = pack(demo)
+    _, version, scored = pack(demo)
     a1 = row(scored, "demo-model-a-run1")
     assert a1.complete and a1.score == 21 / 24
-    assert a1.score_text == "21 / 24 · 88%"
+    assert score_text(a1, version) == "21 / 24 · 88%"
     b = row(scored, "demo-model-b-run1")
     assert not b.complete and b.score is None
-    assert "/ 24 ·" not in b.score_text
+    assert "/ 24 ·" not in score_text(b, version)
 
 
 def test_seed000_partial_result_uses_the_rubric_coverage_statement(demo):
-    _, _, scored = pack(demo)
+    _, version, scored = pack(demo)
     b = row(scored, "demo-model-b-run1")
-    assert b.score_text == coverage_statement(12, 20, 22, 24, 1)
-    assert b.score_text == ("12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 cases under review")
+    assert score_text(b, version) == coverage_statement(12, 20, 22, 24, 1)
+    assert score_text(b, version) == (
+        "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 cases under review"
+    )
 
 
 def test_seed000_missing_output_and_infrastructure_error_are_ungraded_and_reduce_coverage(demo):
@@ -76,12 +79,14 @@ def test_seed000_needs_review_is_counted_apart_and_blocks_a_full_score(demo):
 
 
 def test_seed000_category_rate_is_passes_out_of_three_with_counts(demo):
-    _, _, scored = pack(demo)
+    _, version, scored = pack(demo)
     cells = row(scored, "demo-model-a-run1").cells
-    assert cells["apostrophe_orthography"].text == "2 / 3 · 67%"
-    assert cells["json_extraction"].text == "3 / 3 · 100%"
+    assert (cells["apostrophe_orthography"].n, cells["apostrophe_orthography"].of) == (2, 3)
+    assert cell_text("apostrophe_orthography", cells["apostrophe_orthography"], version) == "2 / 3 · 67%"
+    assert cell_text("json_extraction", cells["json_extraction"], version) == "3 / 3 · 100%"
     partial = row(scored, "demo-model-b-run1").cells["russian_to_uzbek"]
-    assert partial.value is None and partial.text == "2 pass / 2 graded of 3"
+    assert partial.value is None and (partial.n, partial.graded, partial.of) == (2, 2, 3)
+    assert cell_text("russian_to_uzbek", partial, version) == "2 pass / 2 graded of 3"
     assert partial.note == "1 errored"  # case 012: the kind of gap is named per category
     assert row(scored, "demo-model-b-run1").cells["protected_literals"].note == "1 under review"
     assert row(scored, "demo-model-b-run1").cells["format_following"].note == "1 missing"

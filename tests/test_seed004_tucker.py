@@ -8,6 +8,7 @@ import pytest
 from helpers import edit_json, load, messages
 
 from site_src.scoring.dispatch import score_version
+from site_src.systems.tuckerbench.display import score_text
 from site_src.systems.tuckerbench.scoring import overall, weighted_score
 
 
@@ -91,7 +92,7 @@ def test_seed004_complete_score_only_when_every_transcript_and_judgment_is_prese
     _, scored = tucker
     gamma = rows(scored)["gamma"]
     assert not gamma.complete and gamma.score is None and gamma.rank is None
-    assert gamma.score_text.startswith("partial")
+    assert score_text(gamma, None).startswith("partial")
     assert rows(scored)["alpha"].rank == 1
 
 

@@ -47,7 +47,7 @@ def leaderboard_rows(view: VersionView) -> list[dict[str, Any]]:
                 "runs": row.run_ids,
                 "complete": row.complete,
                 "score": row.score,
-                "score_text": row.score_text,
+                "score_text": view.score_text(row),
                 "coverage": {
                     "expected": cov.expected,
                     "collected": cov.collected,
@@ -59,7 +59,7 @@ def leaderboard_rows(view: VersionView) -> list[dict[str, Any]]:
                     "judgments_missing": cov.judgments_missing,
                 },
                 "flags": [{"code": f.code, "label": f.label, "detail": f.detail} for f in row.flags],
-                "breakdown": {k: {"text": c.text, "value": c.value} for k, c in row.cells.items()},
+                "breakdown": {k: {"text": view.cell_text(k, c), "value": c.value} for k, c in row.cells.items()},
             }
         )
     return out

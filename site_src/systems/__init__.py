@@ -4,8 +4,9 @@ Each system is a package here holding everything specific to it, one module per 
 
     <package>/__init__.py   SYSTEM: what the system is called and how its run directories are recognised (data)
     <package>/reader.py     load_version(): its frozen definition under content/; read_run(): one run directory
-    <package>/scoring.py    score(): recompute a version; statistics(): its intervals; summarise(): one line per
-                            transcript; optional judge_reports()
+    <package>/scoring.py    score(): recompute a version, as numbers; statistics(): its intervals; optional
+                            judge_reports()
+    <package>/display.py    score_text(), cell_text(): how its figures read; summarise(): one line per transcript
     <package>/charts.py     charts(): the two charts of its breakdown page
     templates/systems/<id>/ its template partials
 
@@ -26,7 +27,7 @@ REGISTERED = (  # one line per system: its package in this folder
     "dual_layer",
     "tuckerbench",
 )
-LAYERS = ("reader", "scoring", "charts")
+LAYERS = ("reader", "scoring", "display", "charts")
 
 
 @dataclass(frozen=True)

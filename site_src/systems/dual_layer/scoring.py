@@ -15,9 +15,7 @@ from ...results import (
     Leaderboard,
     Row,
     Scored,
-    Summary,
     assign_ranks,
-    count_pct,
     order_rows,
 )
 from ...scoring.statistics import binary_intervals
@@ -162,15 +160,9 @@ def score(version: BenchmarkVersion) -> Scored:
             else:
                 cov.collected += 1
                 cov.ungraded += 1
-            cells[t.item_id] = Cell(r.summary, float(r.final_global) if r.final_global is not None else None)
+            cells[t.item_id] = Cell(float(r.final_global) if r.final_global is not None else None, label=r.summary)
         complete = cov.complete
         mean_final = sum(f.global_score for f in finals) / len(finals) if finals else None
-        score_text = (
-            f"{count_pct(passes, n_tasks)} tasks passed"
-            if complete
-            else f"{passes} passed / {cov.graded} finished tasks; {cov.collected} of {n_tasks} tasks started; "
-            f"{cov.ungraded} unfinished or invalid"
-        )
         if not complete:
             flags.append(Flag("incomplete", "incomplete", "; ".join(cov.gaps() or ["tasks unfinished"])))
         if row_disc:
@@ -195,8 +187,8 @@ def score(version: BenchmarkVersion) -> Scored:
                 run_ids=[run.id],
                 complete=complete,
                 score=passes / n_tasks if complete else None,
-                score_text=score_text
-                + (f"; mean final global score {mean_final:.1f}" if mean_final is not None else ""),
+                count=passes,
+                figures={"mean_final_global": mean_final},
                 coverage=cov,
                 cells=cells,
                 flags=flags,
@@ -223,9 +215,9 @@ def score(version: BenchmarkVersion) -> Scored:
 def _category_mean(finals: list[IterationResult], category: str) -> Cell:
     """Mean of one category over each finished task's deciding iteration, with its count."""
     if not finals:
-        return Cell("–", None, "no finished task")
+        return Cell(None, "no finished task")
     mean = sum(f.category_scores[category] for f in finals) / len(finals)
-    return Cell(f"{mean:.1f} (n = {len(finals)})", mean, n=len(finals))
+    return Cell(mean, n=len(finals))
 
 
 # ---- statistics: intervals, run-to-run variation (called by scoring/statistics.py) ----
@@ -246,9 +238,3 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
         f"{params['resamples']} resamples, seed {params['seed']}, {len(version.items)} tasks."
     )
     return rows, boot, note
-
-
-def summarise(result: TaskResult, t: Transcript, definition: RubricDefinition) -> Summary:
-    """One short, honest line per task for lists and side-by-side views."""
-    state = {"pass": "pass", "fail": "fail", "in_progress": "missing", "invalid": "review", "missing": "missing"}
-    return Summary(result.summary, state[result.status], float(result.final_global or 0))

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
-from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, Summary, assign_ranks, order_rows
+from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
 from ...scoring.statistics import RowStats, cluster_draws
 from ...scoring.uncertainty import percentile, resampled_means
 from .definition import TuckerDefinition
@@ -209,24 +209,12 @@ def score(version: BenchmarkVersion) -> Scored:
                     Flag("discrepancy", "discrepancy", "stored completeness differs from the recomputation")
                 )
             cov = es.coverage
-            text = (
-                f"{es.overall:.1f} / 100 from {cov.expected} transcripts × {len(run.judges)} judges"
-                if es.complete
-                else f"partial {es.partial:.1f} over {cov.graded} of {cov.expected} fully judged transcripts"
-                if es.partial is not None
-                else f"no score: {cov.graded} of {cov.expected} transcripts fully judged"
-            )
             cells = {}
             for dim in d.dimensions:
                 mean, n = es.dimensions[dim.id]
-                cells[dim.id] = Cell(f"{mean:.2f} (n = {n})" if mean is not None else "–", mean, n=n)
+                cells[dim.id] = Cell(mean, n=n)
             for g, (mean, n, expected) in es.groups.items():
-                cells[f"group:{g}"] = Cell(
-                    f"{mean * d.to_100:.1f} ({n} / {expected})" if mean is not None else f"– (0 / {expected})",
-                    mean * d.to_100 if mean is not None else None,
-                    n=n,
-                    of=expected,
-                )
+                cells[f"group:{g}"] = Cell(mean * d.to_100 if mean is not None else None, n=n, of=expected)
             rows.append(
                 Row(
                     key=key,
@@ -235,7 +223,7 @@ def score(version: BenchmarkVersion) -> Scored:
                     run_ids=[run.id],
                     complete=es.complete,
                     score=es.overall,
-                    score_text=text,
+                    figures={"partial": es.partial, "judges": len(run.judges)},
                     coverage=cov,
                     cells=cells,
                     flags=es.flags,
@@ -333,19 +321,6 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202 - int
         f"seed {params['seed']}, {len(ids)} scenarios."
     )
     return rows, boot, note
-
-
-def summarise(result: TranscriptScore, t: Transcript, definition: TuckerDefinition) -> Summary:
-    """One short, honest line per transcript for lists and side-by-side views."""
-    if t.status == "error":
-        return Summary(f"missing: {t.turns[-1].error}", "missing")
-    if t.status in ("missing", "in_progress"):
-        return Summary("missing: transcript " + ("not collected" if t.status == "missing" else "unfinished"), "missing")
-    if result.score is None:
-        states = ", ".join(f"{j}: {s.replace('_', ' ')}" for j, s in result.judge_state.items() if s != "ok")
-        return Summary(f"not fully judged ({states})", "partial")
-    extra = (" · empty output" if result.empty else "") + (" · truncated" if result.truncated else "")
-    return Summary(f"{result.score:.2f} / {definition.scale_max:g}{extra}", "score", result.score)
 
 
 def judge_reports(version: BenchmarkVersion, results: dict[str, TranscriptScore]) -> list[Any]:

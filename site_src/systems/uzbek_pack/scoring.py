@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...model import BenchmarkVersion, Item, Transcript
-from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, Summary, count_pct, order_rows, pct
+from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, order_rows, pct
 from ...scoring.statistics import binary_intervals
 from .compare import compare_exact, compare_json
 from .definition import PackDefinition
@@ -85,14 +85,6 @@ def _gap_note(gaps: list[str | None]) -> str:
     return "; ".join(f"{gaps.count(k)} {k}" for k in kinds if gaps.count(k))
 
 
-def coverage_statement(passes: int, graded: int, collected: int, expected: int, review: int) -> str:
-    """The rubric's own wording for a partial result, with the observed values."""
-    return (
-        f"{passes} passes / {graded} graded completed cases; {collected} of {expected} responses collected; "
-        f"{review} cases under review"
-    )
-
-
 def score(version: BenchmarkVersion) -> Scored:
     d: PackDefinition = version.definition
     items = {i.id: i for i in version.items}
@@ -139,11 +131,6 @@ def score(version: BenchmarkVersion) -> Scored:
             complete = cov.complete
             key = run.id if len(by_attempt) == 1 else f"{run.id}--a{attempt}"
             label = f"{entrant.label} · {run.id}" + (f" · attempt {attempt}" if len(by_attempt) > 1 else "")
-            score_text = (
-                count_pct(passes, d.case_count)
-                if complete
-                else coverage_statement(passes, cov.graded, cov.collected, d.case_count, cov.under_review)
-            )
             if not complete:
                 flags.append(Flag("incomplete", "incomplete", "; ".join(cov.gaps()) + ": no full-pack rate is shown"))
             if cov.under_review:
@@ -160,17 +147,9 @@ def score(version: BenchmarkVersion) -> Scored:
                 p = outs.count("pass")
                 g = sum(o in ("pass", "fail") for o in outs)
                 if g == d.cases_per_category:
-                    cells[cat_id] = Cell(
-                        count_pct(p, d.cases_per_category), p / d.cases_per_category, n=p, of=d.cases_per_category
-                    )
+                    cells[cat_id] = Cell(p / d.cases_per_category, n=p, of=d.cases_per_category, graded=g)
                 else:
-                    cells[cat_id] = Cell(
-                        f"{p} pass / {g} graded of {d.cases_per_category}",
-                        None,
-                        _gap_note(gaps_by_cat[cat_id]),
-                        n=p,
-                        of=d.cases_per_category,
-                    )
+                    cells[cat_id] = Cell(None, _gap_note(gaps_by_cat[cat_id]), n=p, of=d.cases_per_category, graded=g)
             check_stats[key] = checks
             rows.append(
                 Row(
@@ -180,7 +159,6 @@ def score(version: BenchmarkVersion) -> Scored:
                     run_ids=[run.id],
                     complete=complete,
                     score=passes / d.case_count if complete else None,
-                    score_text=score_text,
                     coverage=cov,
                     cells=cells,
                     flags=flags,
@@ -209,7 +187,7 @@ def run_variation(rows: list[Row]) -> dict[str, dict[str, object]]:
     out: dict[str, dict[str, object]] = {}
     for row in rows:
         entry = out.setdefault(row.entrant_id, {"runs": [], "range": None})
-        entry["runs"].append((row.key, row.score_text, row.complete))
+        entry["runs"].append(row)
     for entrant_id, entry in out.items():
         complete = [r.score for r in rows if r.entrant_id == entrant_id and r.complete and r.score is not None]
         if len(complete) > 1:
@@ -253,14 +231,3 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
         f"range: it shows how little {per_category} case{'s' if per_category != 1 else ''} can say."
     )
     return rows, boot, note
-
-
-def summarise(result: CaseResult, t: Transcript, definition: PackDefinition) -> Summary:
-    """One short, honest line per transcript for lists and side-by-side views."""
-    if t.status in ("missing", "not_run"):
-        return Summary("ungraded: no response collected", "missing")
-    if t.status == "error":
-        return Summary(f"ungraded: error ({t.error})", "missing")
-    label = {"pass": "pass", "fail": "fail", "needs_review": "needs review", "ungraded": "ungraded"}[result.outcome]
-    state = {"pass": "pass", "fail": "fail", "needs_review": "review", "ungraded": "missing"}[result.outcome]
-    return Summary(label + (" (truncated)" if t.truncated else ""), state)
