@@ -23,7 +23,7 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 PAGE_SIZE = 100  # rows per page of long tables
 
 
-@dataclass
+@dataclass(frozen=True)
 class VersionView:
     bench: Benchmark
     version: BenchmarkVersion
@@ -82,7 +82,7 @@ class VersionView:
         return f"{complete} of {len(self.rows)} leaderboard rows complete"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Release:
     views: list[VersionView]
     ignored: list[tuple[str, str]]
@@ -108,34 +108,56 @@ def build_release(project: Project) -> Release:
 
 
 def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
-    view = VersionView(bench, version, score_version(bench, version))
-    by_item: dict[str, list[Transcript]] = defaultdict(list)
-    by_entrant: dict[str, list[Transcript]] = defaultdict(list)
+    """Score one version and gather every lookup its pages need, in one step: the view is never changed after."""
+    scored = score_version(bench, version)
     part = system_part(bench.system, "scoring")
     display = system_part(bench.system, "display")
+    runs: dict[str, Run] = {}
+    entrants: dict[str, Entrant] = {}
+    transcripts: dict[str, Transcript] = {}
+    summaries: dict[str, Summary] = {}
+    judgments_by_target: dict[str, list[Any]] = defaultdict(list)
+    by_item: dict[str, list[Transcript]] = defaultdict(list)
+    by_entrant: dict[str, list[Transcript]] = defaultdict(list)
     for run in version.runs:
-        view.runs[run.id] = run
+        runs[run.id] = run
         for e in run.entrants:
-            view.entrants.setdefault(e.id, e)
+            entrants.setdefault(e.id, e)
         for j in run.judgments:
-            view.judgments_by_target.setdefault(j.target_id, []).append(j)
+            judgments_by_target[j.target_id].append(j)
         for t in run.transcripts:
-            view.transcripts[t.id] = t
+            transcripts[t.id] = t
             by_item[t.item_id].append(t)
             by_entrant[t.entrant_id].append(t)
-            view.summaries[t.id] = display.summarise(view.scored.transcripts.get(t.id), t, version.definition)
-    view.by_item, view.by_entrant = dict(by_item), dict(by_entrant)
+            summaries[t.id] = display.summarise(scored.transcripts.get(t.id), t, version.definition)
     reports = getattr(part, "judge_reports", None)  # only systems with judges have them
-    if reports and (view.declares("judges") or view.declares("calibration")):
-        view.judge_reports = reports(version, view.scored.transcripts)
-    view.colours = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(sorted(view.entrants))}
+    wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
     lexicon = getattr(version.definition, "profanity_lexicon", [])
     patterns = getattr(version.definition, "refusal_patterns", [])
-    for entrant_id in view.entrants:
-        mine = view.by_entrant.get(entrant_id, [])
-        judged = [j for t in mine for j in view.judgments_for(t.id)]
-        view.diagnostics[entrant_id] = diagnose(mine, judged, lexicon, patterns)
-    return view
+    diagnostics = {
+        e: diagnose(
+            by_entrant.get(e, []),
+            [j for t in by_entrant.get(e, []) for j in judgments_by_target.get(t.id, [])],
+            lexicon,
+            patterns,
+        )
+        for e in entrants
+    }
+    return VersionView(
+        bench,
+        version,
+        scored,
+        entrants=entrants,
+        colours={e: PALETTE[i % len(PALETTE)] for i, e in enumerate(sorted(entrants))},
+        runs=runs,
+        transcripts=transcripts,
+        by_item=dict(by_item),
+        by_entrant=dict(by_entrant),
+        summaries=summaries,
+        judge_reports=reports(version, scored.transcripts) if reports and wanted else [],
+        judgments_by_target=dict(judgments_by_target),
+        diagnostics=diagnostics,
+    )
 
 
 def paginate(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int]:

@@ -111,3 +111,32 @@ def test_seed004_dimension_and_group_weights_must_add_up_as_declared(tmp_path):
     assert any(
         f"{file}, field groups: group weights add up to 4/3, not 1: single 2/3 + conversation 2/3" in m for m in errors
     )
+
+
+def test_the_release_arrives_scored_and_is_not_changed_by_rendering(demo):
+    """The site looks things up in the release: its views cannot be reassigned, and rendering every page of a
+    version leaves every figure as it was."""
+    import dataclasses
+
+    import pytest
+
+    from site_src.release import build_release
+    from site_src.site.app import create_app
+
+    release = build_release(demo)
+    view = release.views[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.summaries = {}  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        release.views[0].summaries[next(iter(view.summaries))].text = "changed"  # type: ignore[misc]
+    before = repr(
+        [(r.key, r.score, r.count, r.coverage, sorted(r.cells.items())) for v in release.views for r in v.rows]
+    )
+    client = create_app(release).test_client()
+    for v in release.views:
+        for path in ("", "breakdown/", "items/", "data/leaderboard.json"):
+            assert client.get(f"/{v.bench.id}/{v.version.id}/{path}").status_code == 200
+    after = repr(
+        [(r.key, r.score, r.count, r.coverage, sorted(r.cells.items())) for v in release.views for r in v.rows]
+    )
+    assert before == after

@@ -3,6 +3,7 @@ and the provenance of each output file for the publish manifest."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from ..readers.project import marker_for
@@ -45,7 +46,10 @@ def _scan_results(scanner: Scanner, view: VersionView) -> None:
     for tid, result in view.scored.transcripts.items():
         t = view.transcripts[tid]
         scanner.walk(result, t.source_file, t.source_record, "(recomputed result)")
-        view.summaries[tid].text = scanner.text(view.summaries[tid].text, t.source_file, t.source_record, "(summary)")
+        summary = view.summaries[tid]
+        text = scanner.text(summary.text, t.source_file, t.source_record, "(summary)")
+        if text != summary.text:
+            view.summaries[tid] = dataclasses.replace(summary, text=text)
     for row in view.rows:
         run = view.runs[row.run_ids[0]]
         scanner.walk(row, f"{run.path}/{marker_for(run)}", None, "(leaderboard row)")
