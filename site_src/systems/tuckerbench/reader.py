@@ -224,18 +224,7 @@ def _read_judgments(
             seen.add((judge, tid))
             kind = scenarios[rec["scenario_id"]].kind
             if _scores_ok(rec, d, kind, jrel, record, problems):
-                run.judgments.append(
-                    Judgment(
-                        judge,
-                        tid,
-                        rec["parse_status"],
-                        dict(rec["scores"] or {}),
-                        rec["rationale"],
-                        jrel,
-                        record,
-                        dict(rec.get("usage", {})),
-                    )
-                )
+                run.judgments.append(_judgment(rec, judge, tid, jrel, record))
     return public
 
 
@@ -263,18 +252,7 @@ def _read_calibration(run_dir: Path, rel: str, run: Run, d: TuckerDefinition, pr
             continue
         first_cal[cal_key] = line
         if _scores_ok(rec, d, "single", crel, record, problems):
-            run.calibration.append(
-                Judgment(
-                    rec["judge"],
-                    rec["response_id"],
-                    rec["parse_status"],
-                    dict(rec["scores"] or {}),
-                    rec["rationale"],
-                    crel,
-                    record,
-                    dict(rec.get("usage", {})),
-                )
-            )
+            run.calibration.append(_judgment(rec, rec["judge"], rec["response_id"], crel, record))
 
 
 def _read_human_pairs(run_dir: Path, rel: str, run: Run, version: BenchmarkVersion, problems: Problems) -> None:
@@ -311,6 +289,14 @@ def _read_reported_scores(run_dir: Path, rel: str, run: Run, problems: Problems)
             run.stored_scores, run.stored_scores_file = stored["entrants"], srel
     except InputError as exc:
         problems.items.append(exc.problem)
+
+
+def _judgment(rec: dict[str, Any], judge: str, target: str, file: str, record: str) -> Judgment:
+    """A judge's scores of a transcript or of a calibration response, as recorded."""
+    usage = dict(rec.get("usage", {}))
+    return Judgment(
+        judge, target, rec["parse_status"], dict(rec["scores"] or {}), rec["rationale"], file, record, usage
+    )
 
 
 def _jsonl(path: Path, rel: str, problems: Problems) -> list[tuple[int, Any]]:
