@@ -7,6 +7,7 @@ one another (and could run in parallel); no page receives the whole data set.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,11 +92,21 @@ class Release:
     def view(self, bench_id: str, version_id: str) -> VersionView | None:
         return next((v for v in self.views if v.key == (bench_id, version_id)), None)
 
+    def latest(self, bench_id: str) -> VersionView | None:
+        """A benchmark's newest version with runs, by natural order of version ids (0.10.0 after 0.9.0)."""
+        views = [v for v in self.views if v.bench.id == bench_id]
+        return max(views, key=lambda v: _natural(v.version.id), default=None)
+
     def benchmarks(self) -> list[tuple[Benchmark, list[VersionView]]]:
         out: dict[str, tuple[Benchmark, list[VersionView]]] = {}
         for v in self.views:
             out.setdefault(v.bench.id, (v.bench, []))[1].append(v)
         return list(out.values())
+
+
+def _natural(text: str) -> list[tuple[int, int | str]]:
+    """Sort key reading digit runs as numbers: v2 < v10, 0.9.0 < 0.10.0."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part]
 
 
 def build_release(project: Project) -> Release:

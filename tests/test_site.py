@@ -199,3 +199,47 @@ def test_statistics_and_judge_tables_are_downloadable(built_site: Path):
     pack = json.loads((built_site / "uzbek-pack/0.1.0/data/statistics.json").read_text(encoding="utf-8"))
     assert "differences" not in pack and pack["declared"]["rank_separation"] is False
     assert not (built_site / "uzbek-pack/0.1.0/data/judges.json").exists()
+
+
+def test_a_benchmark_address_leads_to_its_latest_version(built_site):
+    page = (built_site / "tuckerbench/index.html").read_text(encoding="utf-8")
+    assert '<meta http-equiv="refresh" content="0; url=v1-pilot/">' in page
+    assert '<a href="v1-pilot/">v1-pilot</a>' in page  # works without following the refresh, too
+
+
+def test_latest_version_is_chosen_in_natural_order():
+    from site_src.release import _natural
+
+    assert sorted(["0.10.0", "0.9.0", "0.2.1"], key=_natural) == ["0.2.1", "0.9.0", "0.10.0"]
+    assert max(["v2-pilot", "v10"], key=_natural) == "v10"
+
+
+def test_the_subnav_marks_the_current_page_and_section(built_site):
+    import re
+
+    def current(path: str) -> list[tuple[str, str]]:
+        html = (built_site / path).read_text(encoding="utf-8")
+        return re.findall(r'aria-current="([a-z]+)">([A-Za-z]+)</a>', html)
+
+    assert current("tuckerbench/v1-pilot/index.html") == [("page", "Leaderboard")]
+    assert current("tuckerbench/v1-pilot/breakdown/index.html") == [("page", "Breakdown")]
+    assert current("tuckerbench/v1-pilot/items/s1-code-review/index.html") == [("true", "Items")]
+    assert current("tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html") == [
+        ("true", "Transcripts")
+    ]
+
+
+def test_a_benchmark_may_not_take_the_name_of_a_site_folder(tmp_path):
+    import shutil
+
+    from helpers import CONTENT, RUNS, load, messages
+
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    shutil.move(content / "uzbek-pack", content / "search")
+    path = content / "search/benchmark.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("id: uzbek-pack", "id: search"), encoding="utf-8")
+    assert any(
+        "content/search/benchmark.yaml, field id: id 'search' is a folder of the site itself" in m
+        for m in messages(load(RUNS, content))
+    )

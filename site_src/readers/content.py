@@ -12,6 +12,8 @@ from ..problems import InputError, Problems
 from ..systems import system_part
 from ..validate import check
 
+RESERVED_IDS = frozenset({"search", "static", "pagefind"})  # top-level folders of the site: no benchmark may be one
+
 
 def sha256_bytes(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
@@ -59,6 +61,9 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
         return None
     meta = read_yaml(definition_file(content_dir, bench_dir, "benchmark.yaml"), rel, problems)
     if not check(meta, "benchmark", rel, None, problems):
+        return None
+    if meta["id"] in RESERVED_IDS:
+        problems.error(rel, f"id {meta['id']!r} is a folder of the site itself; choose another", None, "id")
         return None
     if meta["id"] != bench_dir.name:
         problems.error(rel, f"id {meta['id']!r} differs from the folder name {bench_dir.name!r}", None, "id")

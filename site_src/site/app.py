@@ -83,6 +83,14 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     def index() -> str:
         return page("index.html", benchmarks=release.benchmarks())
 
+    @app.route("/<bench>/")
+    def benchmark(bench: str) -> str:
+        latest = release.latest(bench)
+        if latest is None:
+            abort(404)
+        views = next(vs for b, vs in release.benchmarks() if b.id == bench)
+        return page("benchmark.html", bench=latest.bench, views=views, latest=latest)
+
     @app.route("/<bench>/<version>/")
     def leaderboard(bench: str, version: str) -> str:
         view = view_or_404(bench, version)

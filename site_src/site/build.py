@@ -49,6 +49,8 @@ def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
         yield "not_found", {}
         yield "index_json", {}
         yield "search", {}
+        for bench, _ in release.benchmarks():
+            yield "benchmark", {"bench": bench.id}
         for view in release.views:
             b, v = view.bench.id, view.version.id
             for endpoint in (
