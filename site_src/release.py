@@ -39,6 +39,9 @@ class VersionView:
     judge_reports: list[Any] = field(default_factory=list)  # (run id, JudgeReport) for TuckerBench
     judgments_by_target: dict[str, list[Any]] = field(default_factory=dict)  # transcript id -> its judgments
     diagnostics: dict[str, Diagnostics] = field(default_factory=dict)  # entrant id -> length, profanity, usage…
+    # transcript id -> {"entrant": (previous, next), "item": (previous, next)}: the ids next to it in the entrant's
+    # list and on the item's page, None at either end
+    neighbours: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
 
     @property
     def stats(self) -> Any:
@@ -71,9 +74,7 @@ class VersionView:
         return [r for r in self.rows if r.entrant_id == entrant_id]
 
     def item_transcripts(self, item_id: str) -> list[Transcript]:
-        return sorted(
-            self.by_item.get(item_id, []), key=lambda t: (t.attempt, self.entrants[t.entrant_id].label, t.run_id)
-        )
+        return _item_order(self.by_item.get(item_id, []), self.entrants)
 
     def judgments_for(self, transcript_id: str) -> list[Any]:
         return self.judgments_by_target.get(transcript_id, [])
@@ -107,6 +108,21 @@ class Release:
 def _natural(text: str) -> list[tuple[int, int | str]]:
     """Sort key reading digit runs as numbers: v2 < v10, 0.9.0 < 0.10.0."""
     return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part]
+
+
+def _item_order(transcripts: list[Transcript], entrants: dict[str, Entrant]) -> list[Transcript]:
+    """An item's responses as its page lists them: every entrant's first attempt first."""
+    return sorted(transcripts, key=lambda t: (t.attempt, entrants[t.entrant_id].label, t.run_id))
+
+
+def _neighbours(groups: dict[str, dict[str, list[Transcript]]]) -> dict[str, dict[str, tuple[str | None, str | None]]]:
+    out: dict[str, dict[str, tuple[str | None, str | None]]] = defaultdict(dict)
+    for kind, lists in groups.items():
+        for seq in lists.values():
+            ids = [t.id for t in seq]
+            for i, tid in enumerate(ids):
+                out[tid][kind] = (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None)
+    return dict(out)
 
 
 def build_release(project: Project) -> Release:
@@ -168,6 +184,9 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
         judge_reports=reports(version, scored.transcripts) if reports and wanted else [],
         judgments_by_target=dict(judgments_by_target),
         diagnostics=diagnostics,
+        neighbours=_neighbours(
+            {"entrant": by_entrant, "item": {i: _item_order(ts, entrants) for i, ts in by_item.items()}}
+        ),
     )
 
 

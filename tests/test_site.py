@@ -243,3 +243,42 @@ def test_a_benchmark_may_not_take_the_name_of_a_site_folder(tmp_path):
         "content/search/benchmark.yaml, field id: id 'search' is a folder of the site itself" in m
         for m in messages(load(RUNS, content))
     )
+
+
+def test_seed004_judges_side_by_side_with_their_gap_and_large_gaps_marked(built_site):
+    import re
+
+    page = (built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r2/index.html").read_text(
+        encoding="utf-8"
+    )
+    table = re.search(r'<table class="judges-side">.*?</table>', page, re.S).group(0)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", table))
+    assert "Demo Judge K Demo Judge Q Gap" in text
+    assert "Comic invention 25.0 4 8 4 large" in text  # 8 - 4 = 4, at least the declared 3: marked
+    assert "Fidelity 40.0 6 6 0 " in text
+    assert page.count('class="judgment"') == 2  # both rationales, next to each other
+
+
+def test_seed004_a_judge_that_failed_to_parse_shows_a_dash_not_a_zero(built_site):
+    import re
+
+    page = (built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s3-bug-correction--r1/index.html").read_text(
+        encoding="utf-8"
+    )
+    text = re.sub(
+        r"\s+",
+        " ",
+        re.sub(r"<[^>]+>", " ", re.search(r"<table class=\"judges-side\">.*?</table>", page, re.S).group(0)),
+    )
+    assert "Fidelity 40.0 6 – " in text and "Gap" not in text
+
+
+def test_transcript_pages_link_their_neighbours_by_entrant_and_by_item(built_site):
+    import re
+
+    base = built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r2"
+    nav = re.search(r'<nav class="nearby".*?</nav>', (base / "index.html").read_text(encoding="utf-8"), re.S).group(0)
+    links = re.findall(r'href="\.\./([^"]+)/"', nav)
+    assert links[:2] == ["demo-pilot-run1--alpha--s1-code-review--r1", "demo-pilot-run1--alpha--s2-meeting-invite--r1"]
+    assert all((base.parent / link / "index.html").is_file() for link in links)
+    assert len(links) == 4
