@@ -201,3 +201,30 @@ def test_judges_and_calibration_pages_show_counts_and_aggregates_only(client, de
 def test_breakdown_shows_per_dimension_intervals(client):
     page = client.get("/tuckerbench/v1-pilot/breakdown/").get_data(as_text=True)
     assert page.count('class="sub ci"') >= 3 * 7  # three complete entrants, two groups and five dimensions
+
+
+@pytest.mark.parametrize("passes,total", [(3, 3), (0, 3), (2, 3), (21, 24), (12, 20)])
+def test_wilson_interval_matches_its_closed_form(passes, total):
+    from scipy.stats import norm
+
+    from site_src.scoring.uncertainty import wilson
+
+    z = norm.ppf(0.975)
+    centre = (passes + z * z / 2) / (total + z * z)
+    half = z / (total + z * z) * np.sqrt(passes * (total - passes) / total + z * z / 4)
+    ci = wilson(passes, total, 0.95)
+    assert ci.lo == pytest.approx(100 * (centre - half)) and ci.hi == pytest.approx(100 * (centre + half))
+
+
+def test_seed000_three_of_three_is_not_shown_as_certain(built_site):
+    """A category where every case passed has a bootstrap interval of one point; the Wilson interval beside it
+    says how little three cases can say."""
+    import re
+
+    html = (built_site / "uzbek-pack/0.1.0/breakdown/index.html").read_text(encoding="utf-8")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    assert "3 / 3 · 100% [100.0%, 100.0%] · Wilson [44%, 100%]" in text
+    board = re.sub(
+        r"\s+", " ", re.sub(r"<[^>]+>", " ", (built_site / "uzbek-pack/0.1.0/index.html").read_text("utf-8"))
+    )
+    assert re.search(r"21 / 24 · 88% 95% interval \[[0-9.]+%, [0-9.]+%\] · Wilson \[69\.0%, 95\.7%\]", board)

@@ -11,7 +11,7 @@ import numpy as np
 from ..model import Benchmark, BenchmarkVersion
 from ..results import Scored
 from ..systems import system_part
-from .uncertainty import Interval, Separation, draw_counts, percentile, resampled_means, separation
+from .uncertainty import Interval, Separation, draw_counts, percentile, resampled_means, separation, wilson
 
 FEW_CLUSTERS = 30  # below this, simulated coverage of percentile bootstrap intervals falls short of nominal
 
@@ -20,6 +20,9 @@ FEW_CLUSTERS = 30  # below this, simulated coverage of percentile bootstrap inte
 class RowStats:
     score: Interval | None = None
     cells: dict[str, Interval] = field(default_factory=dict)
+    # pass/fail systems: the Wilson interval of the same proportions, honest where counts are small
+    wilson: Interval | None = None
+    wilson_cells: dict[str, Interval] = field(default_factory=dict)
     variation: str = ""  # run-to-run (repetition or run directory) variation, in words with the values
 
 
@@ -73,6 +76,8 @@ def binary_intervals(version, scored, params, declared, strata, outcome_of, cell
         rate = resampled_means(draws, sums, counts)
         boot[row.key] = rate
         stats.score = percentile(100 * rate, level)
+        stats.wilson = wilson(int(sums.sum()), len(ids), level)
         for cell, mask in cell_of(ids).items():
             stats.cells[cell] = percentile(100 * resampled_means(draws, sums, counts, mask), level)
+            stats.wilson_cells[cell] = wilson(int(sums @ mask), int(mask.sum()), level)
     return rows, boot

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import rankdata
+from scipy.stats import binomtest, rankdata
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,13 @@ class Separation:
         return sorted(
             {b if a == key else a for (a, b), (_, _, ok) in self.differences.items() if key in (a, b) and not ok}
         )
+
+
+def wilson(passes: int, total: int, level: float) -> Interval:
+    """The Wilson score interval of a proportion, in percent: unlike a bootstrap it stays wide for small counts
+    (3 of 3 passes gives about [44%, 100%] at 95%, where every resample of three passing cases gives 100%)."""
+    ci = binomtest(passes, total).proportion_ci(confidence_level=level, method="wilson")
+    return Interval(100 * float(ci.low), 100 * float(ci.high), level)
 
 
 def separation(observed: dict[str, float], stats: dict[str, np.ndarray], level: float) -> Separation:

@@ -235,6 +235,8 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
     rows, boot = binary_intervals(version, scored, params, declared, strata, outcome_of, lambda ids: {})
     note = (
         f"{int(params['level'] * 100)}% intervals of the pass rate: task-clustered bootstrap, "
-        f"{params['resamples']} resamples, seed {params['seed']}, {len(version.items)} tasks."
+        f"{params['resamples']} resamples, seed {params['seed']}, {len(version.items)} tasks. Beside each stands "
+        "the Wilson score interval of the same pass rate, which stays wide for a handful of tasks where the "
+        "bootstrap cannot."
     )
     return rows, boot, note

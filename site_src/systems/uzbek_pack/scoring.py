@@ -229,5 +229,8 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
         f"{params['resamples']} resamples, seed {params['seed']}, {len(version.items)} cases. With "
         f"{per_category} case{'s' if per_category != 1 else ''} per category a category interval spans much of the "
         f"range: it shows how little {per_category} case{'s' if per_category != 1 else ''} can say."
+        " Beside each bootstrap interval stands the Wilson score interval of the same proportion, which stays wide "
+        "for small counts: where every case of a category passed, every resample passes too and the bootstrap "
+        "interval shrinks to a point, but three passes of three are still consistent with a much lower rate."
     )
     return rows, boot, note
