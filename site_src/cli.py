@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
             "action": "store_true",
             "help": "publish with each possible secret replaced by a visible marker (default: refuse to build)",
         },
+        {"build": False},
+    ),
+    "quiet": (
+        ("--quiet", "-q"),
+        {"action": "store_true", "help": "no progress display and no totals; problems are still printed"},
         {"build": False},
     ),
     "port": (("--port",), {"type": int, "help": "preview port (default: 8000)"}, {"serve": 8000}),
@@ -138,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         from .site.preview import serve
 
         return serve(args.content, args.runs or ["runs"], args.port)
+    started = time.perf_counter()
     project = _load(args)
+    read_seconds = time.perf_counter() - started
     if args.command == "check":
         failed = _print_problems(project, args.strict)
         if not failed:
@@ -166,4 +174,6 @@ def main(argv: list[str] | None = None) -> int:
         base_path=args.base_path,
         search=not args.no_search,
         redact_secrets=args.redact_secrets,
+        quiet=args.quiet,
+        read_seconds=read_seconds,
     )

@@ -282,3 +282,24 @@ def test_transcript_pages_link_their_neighbours_by_entrant_and_by_item(built_sit
     assert links[:2] == ["demo-pilot-run1--alpha--s1-code-review--r1", "demo-pilot-run1--alpha--s2-meeting-invite--r1"]
     assert all((base.parent / link / "index.html").is_file() for link in links)
     assert len(links) == 4
+
+
+def test_build_ends_with_totals_per_phase_and_quiet_prints_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    cmd = [sys.executable, str(ROOT / "build.py"), "--no-search", "--out"]
+    loud = subprocess.run([*cmd, str(tmp_path / "a")], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert loud.returncode == 0, loud.stderr
+    lines = loud.stdout.splitlines()
+    assert lines[0].startswith("built a/: ") and " pages, " in lines[0]
+    phases = [line.split()[0] for line in lines[1:] if line.startswith("  ") and line.rstrip().endswith(" s")]
+    assert phases == ["read", "score", "secret", "render", "backstop", "manifest", "total"]
+    assert "rendering" not in loud.stderr  # no progress bar when the output is not a terminal
+    quiet = subprocess.run(
+        [*cmd, str(tmp_path / "b"), "--quiet"], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+    assert (tmp_path / "b/index.html").is_file()

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from flask_frozen import Freezer
+from tqdm import tqdm
 
 from .. import GENERATOR
 from ..outdir import output_problem, swap_in
@@ -33,7 +34,7 @@ def build_date() -> str | None:
     return time.strftime("%Y-%m-%d", time.gmtime(int(epoch))) if epoch else None
 
 
-def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
+def freeze(release: Release, dest: Path, base_path: str = "/", quiet: bool = False) -> list[str]:
     app = create_app(release, base_path=base_path, build_date=build_date())
     app.config.update(
         FREEZER_DESTINATION=str(dest),
@@ -84,7 +85,11 @@ def freeze(release: Release, dest: Path, base_path: str = "/") -> list[str]:
                 for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
                     yield endpoint, {"bench": b, "version": v, "name": chart.name}
 
-    return [str(url) for url in freezer.freeze()]
+    # progress on a terminal only (tqdm's disable=None), never with --quiet
+    rendered = tqdm(
+        freezer.freeze_yield(), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr
+    )
+    return [str(page.url) for page in rendered]
 
 
 def index_for_search(site: Path) -> None:
@@ -113,15 +118,42 @@ def write_manifest(site: Path, release: Release, redactions: list[Finding]) -> N
     (site / MANIFEST).write_text(text, encoding="utf-8")
 
 
+class Phases:
+    """Wall-clock time of each build phase, printed at the end like a static-site generator's totals."""
+
+    def __init__(self, **earlier: float) -> None:
+        self.seconds: dict[str, float] = dict(earlier)
+        self._start = time.perf_counter()
+
+    def done(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] = now - self._start
+        self._start = now
+
+    def lines(self) -> list[str]:
+        width = max(map(len, self.seconds), default=5)
+        rows = [f"  {name:<{width}}  {s:8.2f} s" for name, s in self.seconds.items()]
+        return rows + [f"  {'total':<{width}}  {sum(self.seconds.values()):8.2f} s"]
+
+
 def build_site(
-    project: Project, out: Path, base_path: str = "/", search: bool = True, redact_secrets: bool = False
+    project: Project,
+    out: Path,
+    base_path: str = "/",
+    search: bool = True,
+    redact_secrets: bool = False,
+    quiet: bool = False,
+    read_seconds: float | None = None,
 ) -> int:
     refused = output_problem(out, MANIFEST, project.inputs())
     if refused:
         print(f"error: {refused}", file=sys.stderr)
         return 1
+    phases = Phases(**({"read": read_seconds} if read_seconds is not None else {}))
     release = build_release(project)  # scores are computed here, from the text exactly as recorded
+    phases.done("score")
     findings = scan_release(release, redact=redact_secrets)
+    phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
     if refused:
         for finding in refused:
@@ -138,13 +170,17 @@ def build_site(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
-        urls = freeze(release, tmp, base_path)
+        urls = freeze(release, tmp, base_path, quiet)
+        phases.done("render")
         leaked = scan_output(tmp)
+        phases.done("backstop scan")
         if search and not leaked:
             index_for_search(tmp)
+            phases.done("search index")
         if not leaked:
             write_manifest(tmp, release, findings)
             leaked = scan_output(tmp, only=MANIFEST)
+            phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
             for finding in leaked:
                 print(finding, file=sys.stderr)
@@ -155,8 +191,11 @@ def build_site(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if quiet:
+        return 0
     pages = sum(1 for u in urls if u.endswith("/") or u.endswith(".html"))
     print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
+    print("\n".join(phases.lines()))
     for finding in findings:
         print(f"redacted: {finding}")  # Finding masks its own location
     if release.ignored:
