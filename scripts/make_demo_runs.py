@@ -6,6 +6,7 @@ metadata says so (demo: true).
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import shutil
@@ -701,17 +702,25 @@ def make_tucker() -> None:
     )
 
 
-def main() -> None:
+def main() -> int:
     global RUNS
-    if len(sys.argv) > 1:  # another destination, e.g. to compare with the committed runs
-        RUNS = Path(sys.argv[1]).resolve()
-    if RUNS.exists():
+    parser = argparse.ArgumentParser(description="Write the invented demo runs (default: the project's runs/).")
+    parser.add_argument("dest", nargs="?", help="another, new or empty folder, e.g. to compare with runs/")
+    args = parser.parse_args()
+    if args.dest:
+        dest = Path(args.dest).resolve()
+        if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+            print(f"error: {args.dest} exists and is not an empty folder; nothing was written", file=sys.stderr)
+            return 1
+        RUNS = dest
+    if RUNS.exists():  # only the project's own runs/ folder is ever replaced
         shutil.rmtree(RUNS)
     make_pack()
     make_rubric()
     make_tucker()
     print(f"demo runs written under {RUNS.name}/")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

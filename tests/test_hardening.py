@@ -403,3 +403,17 @@ def test_csv_numbers_keep_their_sign():
     from site_src.site.downloads import write_csv
 
     assert write_csv(["a", "b", "c"], [[-1.5, "-2", "+3e2"]]).splitlines()[1] == "-1.5,-2,+3e2"
+
+
+def test_the_demo_run_generator_never_replaces_a_folder_it_was_pointed_at(tmp_path):
+    keep = tmp_path / "docs"
+    keep.mkdir()
+    (keep / "thesis.md").write_text("keep")
+    script = ROOT / "scripts/make_demo_runs.py"
+    result = subprocess.run([sys.executable, str(script), str(keep)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "is not an empty folder; nothing was written" in result.stderr
+    assert (keep / "thesis.md").read_text() == "keep"
+    helped = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert helped.returncode == 0 and "usage:" in helped.stdout and not (tmp_path / "--help").exists()
