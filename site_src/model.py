@@ -25,6 +25,21 @@ class Entrant:
     settings: dict[str, Any] = field(default_factory=dict)  # requested settings as recorded
     notes: list[str] = field(default_factory=list)  # e.g. settings a transport did not honour
 
+    @classmethod
+    def from_record(cls, e: dict[str, Any]) -> Entrant:
+        """An entrant as the rubric and TuckerBench run formats record one (their schemas fix these fields)."""
+        return cls(
+            e["id"],
+            e["label"],
+            e["selector"],
+            e.get("provider"),
+            e.get("family"),
+            e["access_basis"],
+            e.get("route"),
+            dict(e.get("requested_settings", {})),
+            list(e.get("transport_notes", [])),
+        )
+
 
 @dataclass
 class Item:

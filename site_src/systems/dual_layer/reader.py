@@ -78,18 +78,7 @@ def read_run(
         return None
     definition: RubricDefinition = version.definition
     max_iter = meta.get("max_iterations", definition.max_iterations)
-    e = meta["entrant"]
-    entrant = Entrant(
-        e["id"],
-        e["label"],
-        e["selector"],
-        e.get("provider"),
-        e.get("family"),
-        e["access_basis"],
-        e.get("route"),
-        dict(e.get("requested_settings", {})),
-        list(e.get("transport_notes", [])),
-    )
+    entrant = Entrant.from_record(meta["entrant"])
     run = Run(
         id=meta["run_id"],
         benchmark_id=bench.id,

@@ -111,20 +111,7 @@ def _run(
 ) -> Run | None:
     """The run with its entrants and judges, or None when an id is listed twice."""
     d: TuckerDefinition = version.definition
-    entrants = [
-        Entrant(
-            e["id"],
-            e["label"],
-            e["selector"],
-            e.get("provider"),
-            e.get("family"),
-            e["access_basis"],
-            e.get("route"),
-            dict(e.get("requested_settings", {})),
-            list(e.get("transport_notes", [])),
-        )
-        for e in meta["entrants"]
-    ]
+    entrants = [Entrant.from_record(e) for e in meta["entrants"]]
     judges = [
         Judge(j["id"], j["label"], j["selector"], j["family"], dict(j.get("requested_settings", {})))
         for j in meta["judges"]
