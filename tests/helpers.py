@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +42,16 @@ def edit_json(path: Path, change: Callable[[Any], None]) -> None:
 
 def messages(project: Project, severity: str = "error") -> list[str]:
     return [str(p) for p in project.problems.items if p.severity == severity]
+
+
+def copy_project(dest: Path, folders: tuple[str, ...] = ("site_src", "templates", "content", "runs")) -> Path:
+    """A checkout-like copy of the project at dest: build.py finds the project from its own folder, so the code comes
+    along with the content and runs."""
+    dest.mkdir()
+    shutil.copy(ROOT / "build.py", dest / "build.py")
+    for name in folders:
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
 
 
 def tree_hash(root: Path) -> str:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import copy_project
 
 QUIZ_INIT = '''"""Quiz: questions with one right answer, scored by exact match (a worked example of a system)."""
 
@@ -171,12 +170,7 @@ def _hashes(root: Path) -> dict[str, str]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    dest = tmp_path / "project"
-    dest.mkdir()
-    shutil.copy(ROOT / "build.py", dest / "build.py")
-    for name in ("site_src", "templates", "content", "runs"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    return dest
+    return copy_project(tmp_path / "project")
 
 
 def add_quiz(root: Path) -> None:

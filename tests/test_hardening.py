@@ -8,14 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, edit_json, load, messages, tree_hash
+from helpers import ROOT, copy_project, edit_json, load, messages, tree_hash
 
 from site_src.cli import parse
 
@@ -28,13 +27,8 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def project_copy(tmp_path: Path) -> Path:
-    """A checkout-like copy: build.py resolves the project from its own folder, so copy the code as well."""
-    dest = tmp_path / "project"
-    dest.mkdir()
-    shutil.copy(ROOT / "build.py", dest / "build.py")
-    for name in ("site_src", "templates", "content", "runs", "docs"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    return dest
+    """A checkout-like copy, docs included (a folder --out must not replace)."""
+    return copy_project(tmp_path / "project", ("site_src", "templates", "content", "runs", "docs"))
 
 
 # --- data loss: the output folder ---------------------------------------------------------------------------------

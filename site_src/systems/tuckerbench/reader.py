@@ -125,7 +125,7 @@ def _run(
         problems.error(
             meta_rel, f"{len(judges)} judge(s) listed, the pilot requires {d.judges_required}", None, "judges"
         )
-    run = Run(
+    return Run(
         id=meta["run_id"],
         benchmark_id=bench.id,
         version_id=version.id,
@@ -137,7 +137,6 @@ def _run(
         entrants=entrants,
         judges=judges,
     )
-    return run
 
 
 def _read_transcripts(
