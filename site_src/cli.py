@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .importing import importers, run_import
 from .problems import Problems
 from .readers.project import Project, load_project
 from .report import text_report
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ("build", "check", "scores", "serve", "review-kit")
+COMMANDS = ("build", "check", "scores", "serve", "review-kit", "import")
 # option dest -> (flags, argparse keywords, the commands it applies to, its default per command)
 OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     "content": (
@@ -71,6 +72,31 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
         {"type": int, "help": "pairs to draw when a run has no answer key (default: 12)"},
         {"review-kit": 12},
     ),
+    "benchmark": (
+        ("--benchmark",),
+        {"help": "the benchmark id to import into (required); a new one gets its definition from the files"},
+        {"import": None},
+    ),
+    "version": (
+        ("--version",),
+        {"help": "the benchmark version to import into (default: from the files)"},
+        {"import": None},
+    ),
+    "publish_reasoning": (
+        ("--publish-reasoning",),
+        {"action": "store_true", "help": "show the model's reasoning in imported transcripts (default: left out)"},
+        {"import": False},
+    ),
+    "publish_raw_completions": (
+        ("--publish-raw-completions",),
+        {"action": "store_true", "help": "show judges' raw completions of imported judgments (default: private)"},
+        {"import": False},
+    ),
+    "leaderboard": (
+        ("--leaderboard",),
+        {"help": "the source's published leaderboard CSV, to compare with the recomputation"},
+        {"import": None},
+    ),
     "seed": (("--seed",), {"type": int, "help": "seed for drawing pairs (default: 1)"}, {"review-kit": 1}),
 }
 _BASE_PATH = re.compile(r"/(?:(?!\.\.?/)[A-Za-z0-9._~-]+/)*")  # no empty, "." or ".." segment
@@ -94,12 +120,16 @@ def _parser() -> argparse.ArgumentParser:
         "scores": "print the recomputed tables as text",
         "serve": "preview the site locally, reloaded on every change",
         "review-kit": "write the blind human review kit (never published)",
+        "import": "import another tool's result files as run directories (SOURCE PATH...)",
     }
     for command in COMMANDS:
         p = sub.add_parser(command, help=helps[command])
         add_options(p, command)
         if command in ("check", "scores"):
             p.add_argument("paths", nargs="*", help="runs folders (default: runs)")
+        if command == "import":
+            p.add_argument("source", help="what the files are: " + ", ".join(sorted(importers())))
+            p.add_argument("paths", nargs="+", help="the files (or, for alpaca-eval, folders) to import")
     return parser
 
 
@@ -144,6 +174,15 @@ def main(argv: list[str] | None = None) -> int:
         from .site.preview import serve
 
         return serve(args.content, args.runs or ["runs"], args.port)
+    if args.command == "import":
+        if not args.benchmark:
+            print("error: import needs --benchmark ID", file=sys.stderr)
+            return 2
+        runs = Path((args.runs or ["runs"])[0])
+        options = {k: getattr(args, k) for k in ("publish_reasoning", "publish_raw_completions", "leaderboard")}
+        return run_import(
+            args.source, [Path(p) for p in args.paths], args.benchmark, args.version, Path(args.content), runs, options
+        )
     started = time.perf_counter()
     project = _load(args)
     read_seconds = time.perf_counter() - started

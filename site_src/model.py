@@ -124,6 +124,7 @@ class Transcript:
     grading: PackGrading | None = None
     grading_history: list[GradingRevision] = field(default_factory=list)
     iterations: list[Iteration] = field(default_factory=list)
+    record: dict[str, Any] = field(default_factory=dict)  # what a system's scorer reads beyond the turns, as recorded
 
 
 @dataclass
@@ -145,6 +146,8 @@ class Judgment:
     source_file: str
     source_record: str
     usage: dict[str, int] = field(default_factory=dict)
+    price: float | None = None  # what the judgment cost, where the source records it
+    seconds: float | None = None  # how long it took, likewise
 
 
 @dataclass

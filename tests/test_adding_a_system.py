@@ -188,7 +188,9 @@ def add_quiz(root: Path) -> None:
     # the registrations: one line in the registry, one id in the benchmark schema's `system` enum
     registry = root / "site_src/systems/__init__.py"
     text = registry.read_text(encoding="utf-8")
-    registry.write_text(text.replace('    "tuckerbench",\n)', '    "tuckerbench",\n    "quiz",\n)'), encoding="utf-8")
+    start = text.index("REGISTERED = (")
+    end = text.index("\n)", start)
+    registry.write_text(text[:end] + '\n    "quiz",' + text[end:], encoding="utf-8")
     schema_path = root / "site_src/schemas/benchmark.schema.json"
     schema = json.loads(schema_path.read_text(encoding="utf-8"))
     schema["properties"]["system"]["enum"].append("quiz")

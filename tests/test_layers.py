@@ -18,7 +18,14 @@ FORBIDDEN = {  # layer -> layers it must never import
     "scoring": {"site", "readers"},
 }
 # a system's package holds one module per layer (site_src/systems/__init__.py): each counts as that layer
-SYSTEM_MODULE_LAYER = {"reader": "readers", "scoring": "scoring", "compare": "scoring", "judges": "scoring"}
+SYSTEM_MODULE_LAYER = {
+    "reader": "readers",
+    "logfile": "readers",
+    "importer": "readers",
+    "scoring": "scoring",
+    "compare": "scoring",
+    "judges": "scoring",
+}
 SYSTEM_MODULE_LAYER["definition"] = None  # plain data, like model.py: every layer may use it
 SYSTEM_MODULE_LAYER["display"] = "display"  # how figures read: used by the release, the site and the report
 FORBIDDEN["display"] = {"scoring", "readers", "site"}

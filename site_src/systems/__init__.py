@@ -8,6 +8,7 @@ Each system is a package here holding everything specific to it, one module per 
                             judge_reports()
     <package>/display.py    score_text(), cell_text(): how its figures read; summarise(): one line per transcript
     <package>/charts.py     charts(): the two charts of its breakdown page
+    <package>/importer.py   optional plan(): another tool's files as run directories (site_src/importing.py)
     templates/systems/<id>/ its template partials
 
 The core (readers/, scoring/, release, site/) calls these through system_part() and never names a system. Adding a
@@ -26,8 +27,9 @@ REGISTERED = (  # one line per system: its package in this folder
     "uzbek_pack",
     "dual_layer",
     "tuckerbench",
+    "inspect_log",
 )
-LAYERS = ("reader", "scoring", "display", "charts")
+LAYERS = ("reader", "scoring", "display", "charts", "importer")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class System:
     run_format: str  # the `format` value that metadata file declares
     run_contents: tuple[str, ...]  # other names only its run directories hold (to name a missing metadata file)
     review_kit: bool = False  # whether its runs have blind human pairs for the review kit
+    importer: str = ""  # the source name of `build.py import SOURCE`, if it imports another tool's files
     package: str = ""  # filled in by the registry
 
 

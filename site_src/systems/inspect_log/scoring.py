@@ -1,0 +1,304 @@
+"""Recompute an Inspect log's results table from its samples, as Inspect computes it.
+
+Per scorer: each sample's values across epochs are reduced with the log's reducer (mean unless the log names
+another), then the metrics are computed over the reduced values. Values map to numbers as Inspect's
+value_to_float() maps them: C 1, P 0.5, I 0, N 0, "yes"/"true" 1, "no"/"false" 0, numeric strings and numbers as
+themselves. Metrics Inspect computes deterministically (accuracy, mean, stderr, std, var) are recomputed and
+compared with the stored table; any other (bootstrap_stderr draws random resamples) is shown as reported by the
+log, not recomputed. A log that did not finish (cancelled, error, started), or lacks a sample, an epoch or a score,
+is incomplete: its row has no score.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics as stats
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...model import BenchmarkVersion, Run
+from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
+from .definition import InspectDefinition
+
+DIFFERENCE_SCALE = 1.0
+RECOMPUTED = ("accuracy", "mean", "stderr", "std", "var")
+PRIMARY = ("accuracy", "mean")
+
+
+def value_to_float(value: Any) -> float | None:
+    """Inspect's default value_to_float; None for a value it cannot map (a list or a dict)."""
+    if isinstance(value, bool | int | float):
+        return float(value)
+    if value == "C":
+        return 1.0
+    if value == "P":
+        return 0.5
+    if value in ("I", "N"):
+        return 0.0
+    if isinstance(value, str):
+        low = value.lower()
+        if low in ("yes", "true"):
+            return 1.0
+        if low in ("no", "false"):
+            return 0.0
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def reduce(values: list[float], reducer: str) -> float:
+    """One sample's epochs reduced as Inspect's reducer of that name reduces scalar values."""
+    if reducer == "mean":
+        return stats.mean(values)
+    if reducer == "median":
+        return stats.median(values)
+    if reducer == "max":
+        return max(values)
+    if reducer == "mode":
+        return Counter(values).most_common(1)[0][0]
+    if reducer.startswith("pass_at_"):
+        k = int(reducer.removeprefix("pass_at_"))
+        total, correct = len(values), sum(v >= 1.0 for v in values)
+        if total < k:
+            return math.nan
+        if total - correct < k:
+            return 1.0
+        prod = 1.0
+        for x in range(total - correct + 1, total + 1):
+            prod *= 1.0 - k / x
+        return 1.0 - prod
+    if reducer.startswith("at_least_"):
+        k = int(reducer.removeprefix("at_least_"))
+        return 1.0 if sum(v >= 1.0 for v in values) >= k else 0.0
+    raise ValueError(f"reducer {reducer!r} is not one this build recomputes")
+
+
+def metric(name: str, values: list[float]) -> float:
+    n = len(values)
+    if name in ("accuracy", "mean"):
+        return sum(values) / n if n else 0.0
+    if n < 2:  # Inspect returns 0 where the sample deviation is undefined
+        return 0.0
+    var = stats.variance(values)  # ddof = 1, as numpy's std(ddof=1)
+    if name == "var":
+        return var
+    if name == "std":
+        return math.sqrt(var)
+    return math.sqrt(var) / math.sqrt(n)  # stderr
+
+
+@dataclass
+class ScorerResult:
+    name: str
+    reducer: str
+    reduced: dict[str, float]  # item id -> reduced value
+    metrics: dict[str, float]  # recomputed
+    reported: dict[str, float]  # stored in the log and not recomputable here
+    stored: dict[str, float]  # stored values of the recomputed metrics
+    unscored: int = 0  # sample-epochs without a usable value for this scorer
+
+
+@dataclass
+class LogResult:
+    status: str
+    scorers: list[ScorerResult] = field(default_factory=list)
+
+
+@dataclass
+class SampleResult:
+    status: str
+    values: dict[str, tuple[Any, float | None]]  # scorer -> (value as recorded, as a number)
+    answers: dict[str, str]
+    explanations: dict[str, str]
+
+
+def _sample_result(t: Any, scorers: list[str]) -> SampleResult:
+    values, answers, explanations = {}, {}, {}
+    for name, s in (t.record.get("scores") or {}).items():
+        if not isinstance(s, dict):
+            continue
+        values[name] = (s.get("value"), value_to_float(s.get("value")))
+        if s.get("answer") is not None:
+            answers[name] = str(s["answer"])
+        if s.get("explanation") is not None:
+            explanations[name] = str(s["explanation"])
+    return SampleResult(t.status, values, answers, explanations)
+
+
+def score_run(
+    run: Run, d: InspectDefinition, samples: dict[str, SampleResult], tolerance: float
+) -> tuple[LogResult, list[Discrepancy]]:
+    results = run.stored_scores.get("results") or {}
+    stored_scores = results.get("scores") or [{"name": s, "scorer": s, "metrics": {}} for s in d.scorers]
+    stored_reductions = {r.get("scorer"): r for r in run.stored_scores.get("reductions") or [] if isinstance(r, dict)}
+    out = LogResult(run.metadata.get("status") or "started")
+    discrepancies: list[Discrepancy] = []
+    file = run.stored_scores_file or run.path
+    for entry in stored_scores:
+        name = entry.get("name") or entry.get("scorer")
+        reducer = entry.get("reducer") or "mean"
+        per_item: dict[str, list[float]] = {}
+        unscored = 0
+        for t in run.transcripts:
+            if t.status != "completed":
+                continue
+            value = samples[t.id].values.get(name, (None, None))[1]
+            if value is None:
+                unscored += 1
+                continue
+            per_item.setdefault(t.item_id, []).append(value)
+        try:
+            reduced = {i: reduce(v, reducer) for i, v in sorted(per_item.items())}
+        except ValueError:
+            reduced = {}
+        values = [v for v in reduced.values() if not math.isnan(v)]
+        metrics, reported, stored = {}, {}, {}
+        for mname, m in (entry.get("metrics") or {}).items():
+            value = m.get("value") if isinstance(m, dict) else None
+            if mname in RECOMPUTED and reduced:
+                metrics[mname] = metric(mname, values)
+                if isinstance(value, int | float):
+                    stored[mname] = float(value)
+                    if abs(float(value) - metrics[mname]) > tolerance:
+                        discrepancies.append(
+                            Discrepancy(file, f"results, scorer {name}", mname, repr(value), repr(metrics[mname]))
+                        )
+            elif isinstance(value, int | float):
+                reported[mname] = float(value)
+        if not entry.get("metrics") and reduced:
+            metrics["mean"] = metric("mean", values)
+        for s in (stored_reductions.get(name) or {}).get("samples") or []:
+            iid = next((k for k, v in d.sample_ids.items() if v == s.get("sample_id")), None)
+            mine = reduced.get(iid) if iid else None
+            theirs = value_to_float(s.get("value"))
+            if mine is not None and theirs is not None and abs(mine - theirs) > tolerance:
+                discrepancies.append(
+                    Discrepancy(
+                        file,
+                        f"reductions, scorer {name}, sample {s.get('sample_id')!r}",
+                        "value",
+                        repr(s.get("value")),
+                        repr(mine),
+                    )
+                )
+        out.scorers.append(ScorerResult(name, reducer, reduced, metrics, reported, stored, unscored))
+    return out, discrepancies
+
+
+def primary(result: LogResult) -> tuple[str, str, float] | None:
+    """The first scorer's accuracy (or mean): the figure the row is ranked by, as Inspect lists it first."""
+    for s in result.scorers:
+        for m in PRIMARY:
+            if m in s.metrics:
+                return s.name, m, s.metrics[m]
+    return None
+
+
+def score(version: BenchmarkVersion) -> Scored:
+    d: InspectDefinition = version.definition
+    tolerance = version.discrepancy_tolerance
+    rows: list[Row] = []
+    transcripts: dict[str, Any] = {}
+    logs: dict[str, LogResult] = {}
+    discrepancies: list[Discrepancy] = []
+    columns: dict[str, str] = {}
+    for run in version.runs:
+        samples = {t.id: _sample_result(t, d.scorers) for t in run.transcripts}
+        transcripts.update(samples)
+        result, found = score_run(run, d, samples, tolerance)
+        logs[run.id] = result
+        discrepancies += found
+        cov = Coverage(expected=len(run.transcripts))
+        for t in run.transcripts:
+            if t.status == "missing":
+                cov.missing += 1
+                continue
+            cov.collected += 1
+            if t.status == "error":
+                cov.errored += 1
+                continue
+            if any(
+                name not in samples[t.id].values or samples[t.id].values[name][1] is None
+                for name in [s.name for s in result.scorers]
+            ):
+                cov.ungraded += 1
+            else:
+                cov.graded += 1
+        finished = result.status == "success"
+        complete = cov.complete and not cov.errored and finished
+        flags = []
+        if not finished:
+            flags.append(
+                Flag("incomplete", "incomplete", f"the log's status is {result.status!r}: the run did not finish")
+            )
+        elif not complete:
+            flags.append(Flag("incomplete", "incomplete", "; ".join(cov.gaps())))
+        total = (d.dataset or {}).get("samples")
+        expected_samples = run.metadata.get("expected_samples", 0)
+        if isinstance(total, int) and expected_samples < total:
+            flags.append(
+                Flag("subset", "subset", f"{expected_samples} of the dataset's {total} samples were evaluated")
+            )
+        if any(x.file == run.stored_scores_file for x in found):
+            flags.append(
+                Flag("discrepancy", "discrepancy", f"{len(found)} stored figure(s) disagree with the recomputation")
+            )
+        if any(t.truncated for t in run.transcripts):
+            flags.append(Flag("truncated", "truncated", "at least one response stopped at the token limit"))
+        main = primary(result)
+        cells = {}
+        for s in result.scorers:
+            for m, value in s.metrics.items():
+                key = f"{s.name}/{m}"
+                columns.setdefault(key, f"{s.name} · {m}")
+                cells[key] = Cell(value if complete else None, "" if complete else "incomplete", n=len(s.reduced))
+        usage = run.stored_scores.get("model_usage") or {}
+        tokens = sum(int(u.get("total_tokens") or 0) for u in usage.values() if isinstance(u, dict))
+        entrant = run.entrants[0]
+        rows.append(
+            Row(
+                key=run.id,
+                entrant_id=entrant.id,
+                label=entrant.label,
+                run_ids=[run.id],
+                complete=complete,
+                score=main[2] if complete and main else None,
+                coverage=cov,
+                cells=cells,
+                flags=flags,
+                count=len(result.scorers[0].reduced) if result.scorers else 0,
+                figures={"total_tokens": tokens, "epochs": run.metadata.get("epochs", 1)},
+            )
+        )
+    assign_ranks(rows)
+    first = next((primary(r) for r in logs.values() if primary(r)), None)
+    label = f"{first[0]} · {first[1]} (recomputed)" if first else "Score (recomputed)"
+    board = Leaderboard(
+        version.benchmark_id,
+        version.id,
+        label,
+        list(columns.items()),
+        order_rows(rows),
+        ranked=True,
+        discrepancies=discrepancies,
+        notes=[
+            "Each log's results table is recomputed from its samples: values mapped as Inspect maps them "
+            "(C 1, P 0.5, I 0, N 0), epochs reduced with the log's reducer, then the metrics.",
+            "A log that did not finish, or lacks a sample, an epoch or a score, has no score.",
+        ],
+    )
+    return Scored(board, transcripts, {"logs": logs})
+
+
+def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
+    from ...scoring.statistics import RowStats
+
+    return (
+        {row.key: RowStats() for row in scored.leaderboard.rows},
+        {},
+        "Intervals: each log's own stderr metric, recomputed from its samples, stands beside its score.",
+    )
