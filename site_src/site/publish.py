@@ -51,8 +51,8 @@ def _scan_results(scanner: Scanner, view: VersionView) -> None:
         if text != summary.text:
             view.summaries[tid] = dataclasses.replace(summary, text=text)
     for row in view.rows:
-        run = view.runs[row.run_ids[0]]
-        scanner.walk(row, f"{run.path}/{marker_for(run)}", None, "(leaderboard row)")
+        run = view.runs[row.run_ids[0]] if row.run_ids else None  # a baseline row stands for no run
+        scanner.walk(row, f"{run.path}/{marker_for(run)}" if run else "(definition)", None, "(leaderboard row)")
     scanner.walk(view.scored.leaderboard.discrepancies, "(discrepancies)", None, "")
     scanner.walk(view.scored.tables, "(tables)", None, "")
 

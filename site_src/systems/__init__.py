@@ -28,6 +28,7 @@ REGISTERED = (  # one line per system: its package in this folder
     "dual_layer",
     "tuckerbench",
     "inspect_log",
+    "pairwise",
 )
 LAYERS = ("reader", "scoring", "display", "charts", "importer")
 

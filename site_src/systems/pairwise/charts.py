@@ -1,0 +1,46 @@
+"""Pairwise charts: win rate per entrant with ±1.96 standard-error whiskers, sorted, with the 50 line."""
+
+from __future__ import annotations
+
+import altair as alt
+
+from ...release import VersionView
+from ...site.charts import Chart
+
+
+def charts(view: VersionView) -> list[Chart]:
+    rows = []
+    for row in view.scored.leaderboard.rows:
+        f = row.figures
+        if row.complete and row.score is not None:
+            se = f["standard_error"]
+            rows.append(
+                {
+                    "entrant": row.label,
+                    "win_rate": round(row.score, 4),
+                    "low": round(row.score - 1.96 * se, 4),
+                    "high": round(row.score + 1.96 * se, 4),
+                    "judged": f["n_total"],
+                }
+            )
+    if not rows:
+        return []
+    order = [r["entrant"] for r in sorted(rows, key=lambda r: -r["win_rate"])]
+    base = alt.Chart(alt.Data(values=rows))
+    points = base.mark_point(filled=True, size=60).encode(
+        y=alt.Y("entrant:N", title=None, sort=order),
+        x=alt.X("win_rate:Q", title="Win rate against the baseline", scale=alt.Scale(domain=[0, 100])),
+        tooltip=["entrant:N", "win_rate:Q", "judged:Q"],
+    )
+    whiskers = base.mark_rule().encode(y=alt.Y("entrant:N", sort=order), x="low:Q", x2="high:Q")
+    half = alt.Chart(alt.Data(values=[{"x": 50}])).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
+    return [
+        Chart(
+            "dimensions",
+            "Win rate against the baseline",
+            "Each complete entrant's win rate against the baseline with a whisker of 1.96 standard errors either "
+            "side, sorted from highest; the dashed line at 50 is parity with the baseline.",
+            rows,
+            alt.layer(points, whiskers, half).properties(width=420).to_dict(),
+        )
+    ]
