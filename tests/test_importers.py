@@ -321,3 +321,17 @@ def test_an_import_never_replaces_a_run_directory(project):
     assert build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "a").returncode == 0
     again = build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "a")
     assert again.returncode == 1 and "already exists" in again.stdout
+
+
+def test_inspect_metrics_it_cannot_recompute_are_shown_as_reported(project):
+    def add_bootstrap(log):
+        metrics = log["results"]["scores"][0]["metrics"]
+        metrics["bootstrap_stderr"] = {"name": "bootstrap_stderr", "value": 0.125, "options": {}}
+
+    path = _inspect_json(project, add_bootstrap)
+    assert build(project, "import", "inspect", str(path), "--benchmark", "popularity").returncode == 0
+    _, scored = _load(project, "popularity")
+    cell = scored.leaderboard.rows[0].cells["match/bootstrap_stderr"]
+    assert (cell.value, cell.note) == (0.125, "reported by the log, not recomputed")
+    assert scored.leaderboard.discrepancies == []  # a reported figure is never compared
+    assert build(project, "scores").stdout.count("0.125 (reported by the log, not recomputed)") == 1

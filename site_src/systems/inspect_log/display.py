@@ -22,6 +22,8 @@ def score_text(row: Row, version: BenchmarkVersion) -> str:
 def cell_text(key: str, cell: Cell, version: BenchmarkVersion) -> str:
     if cell.value is None:
         return cell.note or "–"
+    if cell.note:  # a figure the log reports and this build does not recompute
+        return f"{cell.value:.3f} ({cell.note})"
     return f"{cell.value:.3f} (n = {cell.n})"
 
 

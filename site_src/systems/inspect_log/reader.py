@@ -19,7 +19,7 @@ from ...problems import Problems
 from ...readers.content import content_rel, definition_file, sha256_bytes
 from ...validate import check
 from .definition import InspectDefinition
-from .logfile import InspectLog, LogError, read_log
+from .logfile import LogError, read_log
 
 _ATTACHMENT = re.compile(r"^attachment://([0-9a-f]{32})$")
 
@@ -125,15 +125,6 @@ def _target_text(value: Any) -> str:
     return value if isinstance(value, str) else " | ".join(map(str, value or []))
 
 
-def load_log(run_dir: Path, rel: str, name: str, problems: Problems) -> InspectLog | None:
-    data = read_bytes(run_dir / name, f"{rel}/{name}")
-    try:
-        return read_log(name, data)
-    except LogError as exc:
-        problems.error(f"{rel}/{name}", str(exc))
-        return None
-
-
 def read_run(
     run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
 ) -> Run | None:
@@ -148,11 +139,14 @@ def read_run(
         problems.error(meta_rel, f"the log {meta['log']!r} is not in the run directory", None, "log")
         return None
     log_rel = f"{rel}/{meta['log']}"
-    if sha256_bytes(read_bytes(run_dir / meta["log"], log_rel)) != meta["log_sha256"]:
+    data = read_bytes(run_dir / meta["log"], log_rel)
+    if sha256_bytes(data) != meta["log_sha256"]:
         problems.error(log_rel, "the log's bytes differ from log_sha256 in inspect-run.json: it changed after import")
         return None
-    log = load_log(run_dir, rel, meta["log"], problems)
-    if log is None:
+    try:
+        log = read_log(meta["log"], data)
+    except LogError as exc:
+        problems.error(log_rel, str(exc))
         return None
     d: InspectDefinition = version.definition
     if log.eval.get("task") != d.task:
@@ -227,7 +221,7 @@ def read_run(
             record,
             turns=turns_of(sample, bool(meta.get("publish_reasoning", False))),
             error=(error.get("message") if isinstance(error, dict) else str(error)) if error else None,
-            record={"scores": sample.get("scores") or {}, "sample_id": sample.get("id")},
+            record={"scores": sample.get("scores") or {}},
         )
         t.truncated = any(turn.truncated for turn in t.turns)
         run.transcripts.append(t)

@@ -97,9 +97,7 @@ class ScorerResult:
     reducer: str
     reduced: dict[str, float]  # item id -> reduced value
     metrics: dict[str, float]  # recomputed
-    reported: dict[str, float]  # stored in the log and not recomputable here
-    stored: dict[str, float]  # stored values of the recomputed metrics
-    unscored: int = 0  # sample-epochs without a usable value for this scorer
+    reported: dict[str, float]  # stored in the log and not recomputable here: shown as the log reports them
 
 
 @dataclass
@@ -116,7 +114,7 @@ class SampleResult:
     explanations: dict[str, str]
 
 
-def _sample_result(t: Any, scorers: list[str]) -> SampleResult:
+def _sample_result(t: Any) -> SampleResult:
     values, answers, explanations = {}, {}, {}
     for name, s in (t.record.get("scores") or {}).items():
         if not isinstance(s, dict):
@@ -138,41 +136,35 @@ def score_run(
     out = LogResult(run.metadata.get("status") or "started")
     discrepancies: list[Discrepancy] = []
     file = run.stored_scores_file or run.path
+    item_of = {sample_id: item for item, sample_id in d.sample_ids.items()}
     for entry in stored_scores:
         name = entry.get("name") or entry.get("scorer")
         reducer = entry.get("reducer") or "mean"
         per_item: dict[str, list[float]] = {}
-        unscored = 0
         for t in run.transcripts:
-            if t.status != "completed":
-                continue
             value = samples[t.id].values.get(name, (None, None))[1]
-            if value is None:
-                unscored += 1
-                continue
-            per_item.setdefault(t.item_id, []).append(value)
+            if t.status == "completed" and value is not None:
+                per_item.setdefault(t.item_id, []).append(value)
         try:
             reduced = {i: reduce(v, reducer) for i, v in sorted(per_item.items())}
         except ValueError:
             reduced = {}
         values = [v for v in reduced.values() if not math.isnan(v)]
-        metrics, reported, stored = {}, {}, {}
+        metrics, reported = {}, {}
         for mname, m in (entry.get("metrics") or {}).items():
             value = m.get("value") if isinstance(m, dict) else None
             if mname in RECOMPUTED and reduced:
                 metrics[mname] = metric(mname, values)
-                if isinstance(value, int | float):
-                    stored[mname] = float(value)
-                    if abs(float(value) - metrics[mname]) > tolerance:
-                        discrepancies.append(
-                            Discrepancy(file, f"results, scorer {name}", mname, repr(value), repr(metrics[mname]))
-                        )
+                if isinstance(value, int | float) and abs(float(value) - metrics[mname]) > tolerance:
+                    discrepancies.append(
+                        Discrepancy(file, f"results, scorer {name}", mname, repr(value), repr(metrics[mname]))
+                    )
             elif isinstance(value, int | float):
                 reported[mname] = float(value)
         if not entry.get("metrics") and reduced:
             metrics["mean"] = metric("mean", values)
         for s in (stored_reductions.get(name) or {}).get("samples") or []:
-            iid = next((k for k, v in d.sample_ids.items() if v == s.get("sample_id")), None)
+            iid = item_of.get(s.get("sample_id"))
             mine = reduced.get(iid) if iid else None
             theirs = value_to_float(s.get("value"))
             if mine is not None and theirs is not None and abs(mine - theirs) > tolerance:
@@ -185,7 +177,7 @@ def score_run(
                         repr(mine),
                     )
                 )
-        out.scorers.append(ScorerResult(name, reducer, reduced, metrics, reported, stored, unscored))
+        out.scorers.append(ScorerResult(name, reducer, reduced, metrics, reported))
     return out, discrepancies
 
 
@@ -207,7 +199,7 @@ def score(version: BenchmarkVersion) -> Scored:
     discrepancies: list[Discrepancy] = []
     columns: dict[str, str] = {}
     for run in version.runs:
-        samples = {t.id: _sample_result(t, d.scorers) for t in run.transcripts}
+        samples = {t.id: _sample_result(t) for t in run.transcripts}
         transcripts.update(samples)
         result, found = score_run(run, d, samples, tolerance)
         logs[run.id] = result
@@ -243,7 +235,7 @@ def score(version: BenchmarkVersion) -> Scored:
             flags.append(
                 Flag("subset", "subset", f"{expected_samples} of the dataset's {total} samples were evaluated")
             )
-        if any(x.file == run.stored_scores_file for x in found):
+        if found:
             flags.append(
                 Flag("discrepancy", "discrepancy", f"{len(found)} stored figure(s) disagree with the recomputation")
             )
@@ -256,6 +248,10 @@ def score(version: BenchmarkVersion) -> Scored:
                 key = f"{s.name}/{m}"
                 columns.setdefault(key, f"{s.name} · {m}")
                 cells[key] = Cell(value if complete else None, "" if complete else "incomplete", n=len(s.reduced))
+            for m, value in s.reported.items():  # e.g. bootstrap_stderr: random resamples, not recomputable
+                key = f"{s.name}/{m}"
+                columns.setdefault(key, f"{s.name} · {m} (reported)")
+                cells[key] = Cell(value, "reported by the log, not recomputed")
         usage = run.stored_scores.get("model_usage") or {}
         tokens = sum(int(u.get("total_tokens") or 0) for u in usage.values() if isinstance(u, dict))
         entrant = run.entrants[0]
@@ -275,7 +271,7 @@ def score(version: BenchmarkVersion) -> Scored:
             )
         )
     assign_ranks(rows)
-    first = next((primary(r) for r in logs.values() if primary(r)), None)
+    first = next(filter(None, map(primary, logs.values())), None)
     label = f"{first[0]} · {first[1]} (recomputed)" if first else "Score (recomputed)"
     board = Leaderboard(
         version.benchmark_id,
