@@ -335,3 +335,13 @@ def test_inspect_metrics_it_cannot_recompute_are_shown_as_reported(project):
     assert (cell.value, cell.note) == (0.125, "reported by the log, not recomputed")
     assert scored.leaderboard.discrepancies == []  # a reported figure is never compared
     assert build(project, "scores").stdout.count("0.125 (reported by the log, not recomputed)") == 1
+
+
+def test_alpaca_eval_definition_with_an_instruction_id_twice_is_refused(project):
+    assert build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "a").returncode == 0
+    path = project / "content/a/versions/v1/instructions.json"
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    spec["instructions"][5]["id"] = spec["instructions"][0]["id"]  # not adjacent: every earlier id counts
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    done = build(project, "check")
+    assert done.returncode == 1 and "instructions[5]" in done.stderr and "given twice" in done.stderr

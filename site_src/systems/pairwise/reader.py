@@ -29,12 +29,13 @@ def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
     spec = read_json(path, rel, problems)
     if not check(spec, "alpaca-eval-instructions", rel, None, problems):
         return None
-    items, by_text = [], {}
+    items, by_text, ids = [], {}, set()
     for n, x in enumerate(spec["instructions"]):
-        if x["id"] in {i.id for i in items[-1:]} or x["instruction"] in by_text:
+        if x["id"] in ids or x["instruction"] in by_text:
             problems.error(rel, "instruction id or text is given twice", f"instructions[{n}]")
             return None
         by_text[x["instruction"]] = x["id"]
+        ids.add(x["id"])
         items.append(Item(x["id"], f"Instruction {x['id']}", x.get("dataset") or "", "pairwise", x["instruction"]))
     definition = PairwiseDefinition(
         spec["baseline"]["id"],
