@@ -8,7 +8,6 @@ never changed: a log with a sample it does not hold is refused (import it into a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from ...importing import ImportFailed, ImportPlan
 from ...jsonio import loads_strict
+from ...readers.content import sha256_bytes
 from .logfile import InspectLog, LogError, read_log
 from .reader import _input_text, _target_text, item_id
 
@@ -141,7 +141,7 @@ def plan(
             "version": version,
             "run_id": run_id,
             "log": name,
-            "log_sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+            "log_sha256": sha256_bytes(data),
             "demo": False,
             "entrant": {"id": item_id(model).lower(), "label": model},
             "publish_reasoning": bool(options.get("publish_reasoning")),

@@ -11,7 +11,6 @@ baseline's outputs. Every model must be judged against that same baseline.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import re
@@ -20,6 +19,7 @@ from typing import Any
 
 from ...importing import ImportFailed, ImportPlan
 from ...jsonio import loads_strict
+from ...readers.content import sha256_bytes
 from .reader import parse_json_list
 
 BENCHMARK_YAML = """id: {id}
@@ -169,7 +169,7 @@ def plan(
             "demo": False,
             "entrant": {"id": run_id, "label": generator},
             "generator": generator,
-            "files": {k: "sha256:" + hashlib.sha256(v).hexdigest() for k, v in files.items()},
+            "files": {k: sha256_bytes(v) for k, v in files.items()},
             "publish_raw_completions": bool(options.get("publish_raw_completions")),
             "source": f"AlpacaEval-style results from {folder.name}/ ({annotations_path.relative_to(folder)})"
             + (f"; published row from {board.name}" if board else ""),
