@@ -113,6 +113,8 @@ def test_inspect_log_is_imported_read_in_place_and_recomputed(project, log):
     page = (site / f"popularity/v0/t/{t.id}/index.html").read_text(encoding="utf-8")
     assert "Sample" in page and "match" in page and '<code>"I"</code>' in page
     assert "invented" not in (site / "popularity/v0/index.html").read_text(encoding="utf-8")  # real data
+    assert "invented" not in (site / "popularity/v0/limitations/index.html").read_text(encoding="utf-8")
+    assert "Some demo data" in (site / "index.html").read_text(encoding="utf-8")  # the demo runs are named there
     published = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in site.rglob("*") if p.is_file())
     # the sample's events (raw model calls) and the log file itself are never published
     assert "sample_init" not in published and "model_base_url" not in published and "localhost:11434" not in published
