@@ -58,6 +58,11 @@ def cluster_draws(strata: list[str], params: dict[str, Any]) -> np.ndarray:
     return draw_counts(strata, params["resamples"], params["seed"])
 
 
+def no_intervals(scored, note: str):  # noqa: ANN001, ANN201
+    """For systems whose source reports its own uncertainty (shown with the score): no interval per row, one note."""
+    return {row.key: RowStats() for row in scored.leaderboard.rows}, {}, note
+
+
 def binary_intervals(version, scored, params, declared, strata, outcome_of, cell_of):  # noqa: ANN001, ANN202
     """Pack cases and rubric tasks: pass (1) or fail (0) per cluster; intervals for complete rows only."""
     ids = [i.id for i in version.items]

@@ -9,6 +9,7 @@ headers included) are dropped on reading and never reach the model.
 from __future__ import annotations
 
 import io
+import json
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -58,8 +59,6 @@ def _json(data: bytes, what: str) -> Any:
         if "NaN" not in str(exc) and "Infinity" not in str(exc):
             raise LogError(f"{what}: {exc}") from None
         try:
-            import json
-
             value = json.loads(data.decode("utf-8"))
         except (ValueError, RecursionError) as exc2:
             raise LogError(f"{what}: {exc2}") from None

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...model import BenchmarkVersion, Run
 from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
+from ...scoring.statistics import no_intervals
 from .definition import InspectDefinition
 
 DIFFERENCE_SCALE = 1.0
@@ -291,10 +292,7 @@ def score(version: BenchmarkVersion) -> Scored:
 
 
 def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
-    from ...scoring.statistics import RowStats
-
-    return (
-        {row.key: RowStats() for row in scored.leaderboard.rows},
-        {},
+    return no_intervals(
+        scored,
         "Intervals: each log's own stderr metric, recomputed from its samples, stands beside its score.",
     )

@@ -22,6 +22,7 @@ from typing import Any
 
 from ...model import BenchmarkVersion, Run
 from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
+from ...scoring.statistics import no_intervals
 from .definition import PairwiseDefinition
 
 DIFFERENCE_SCALE = 1.0  # win rates are already in points (×100)
@@ -240,11 +241,8 @@ def score(version: BenchmarkVersion) -> Scored:
 
 
 def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202
-    from ...scoring.statistics import RowStats
-
-    return (
-        {row.key: RowStats() for row in scored.leaderboard.rows},
-        {},
+    return no_intervals(
+        scored,
         "Uncertainty: AlpacaEval's standard error of the win rate (sample deviation of the per-instruction outcome "
         "over the square root of the judged count), recomputed, stands beside each win rate.",
     )
