@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
+import re
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
+
+from flask import url_for
+from jinja2 import Environment, FileSystemLoader
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -26,7 +33,8 @@ from site_src.problems import Problems  # noqa: E402
 from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
 from site_src.readers.project import load_project  # noqa: E402
 from site_src.release import build_release  # noqa: E402
-from site_src.site.build import freeze, index_for_search  # noqa: E402
+from site_src.site.app import CSP, FILTERS, create_app, transcript_context  # noqa: E402
+from site_src.site.build import freeze, index_for_search, render_urls, write_manifest  # noqa: E402
 from site_src.site.publish import scan_release  # noqa: E402
 
 VERSION = ROOT / "content/tuckerbench/versions/v1-pilot"
@@ -130,8 +138,84 @@ def synthesise(runs: Path, entrants: int, repetitions: int, seed: int = 1) -> in
     return count
 
 
+_PLAIN: tuple = ()
+
+
+def _plain_share(share: list[int]) -> int:
+    env, pages, dest = _PLAIN
+    template = env.get_template("transcript.html")
+    for i in share:
+        view, tid = pages[i]
+        (dest / f"{i}.html").write_text(template.render(transcript_context(view, tid)), encoding="utf-8")
+    return len(share)
+
+
+def plain_jinja2(release, dest: Path, jobs: int) -> tuple[int, float]:  # noqa: ANN001
+    """The transcript pages rendered from the same templates and context by plain Jinja2: no Flask, no test client,
+    no url_for (links are constant strings). The floor the app's rendering is compared with."""
+    global _PLAIN
+    env = Environment(loader=FileSystemLoader(ROOT / "templates"), autoescape=True)
+    env.filters.update(FILTERS)
+    env.globals.update(
+        link=lambda endpoint, **values: f"../{endpoint}/",
+        release=release,
+        generator="plain",
+        csp=CSP,
+        build_date=None,
+        base_path=None,
+        request=SimpleNamespace(endpoint="transcript"),
+    )
+    pages = [(view, tid) for view in release.views for tid in view.transcripts]
+    dest.mkdir(parents=True)
+    _PLAIN = (env, pages, dest)
+    shares = [list(range(i, min(i + 100, len(pages)))) for i in range(0, len(pages), 100)]
+    start = time.perf_counter()
+    if jobs == 1:
+        list(map(_plain_share, shares))
+    else:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            list(pool.imap_unordered(_plain_share, shares))
+    return len(pages), time.perf_counter() - start
+
+
+def app_rendering(release, dest: Path, jobs: int) -> tuple[int, float]:  # noqa: ANN001
+    """The same transcript pages as the build renders them: through the app's test client, in forked workers."""
+    app = create_app(release)
+    with app.test_request_context():
+        urls = [
+            url_for("transcript", bench=view.bench.id, version=view.version.id, tid=tid)
+            for view in release.views
+            for tid in view.transcripts
+        ]
+    start = time.perf_counter()
+    render_urls(app, dest, urls, jobs)
+    return len(urls), time.perf_counter() - start
+
+
+def by_size(entrants: int, sizes: list[int]) -> None:
+    """Peak memory and times at each size, so growth with the number of transcripts can be read off."""
+    print(f"{'transcripts':>11} {'whole build s':>13} {'render s':>9} {'pages/s':>8} {'peak MB':>8}")
+    for n in sizes:
+        repetitions = max(1, round(n / (6 * entrants)))
+        out = subprocess.run(
+            [sys.executable, __file__, "--entrants", str(entrants), "--repetitions", str(repetitions)]
+            + ["--no-comparison"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        total, peak = re.search(r"total ([\d.]+) s; peak memory (\d+) MB", out).groups()
+        render = re.search(r"render and freeze\s+([\d.]+) s", out).group(1)
+        rate = re.search(r"(\d+) pages/s while freezing", out).group(1)
+        print(f"{6 * entrants * repetitions:>11} {float(total):>13.1f} {float(render):>9.1f} {rate:>8} {peak:>8}")
+
+
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def children_peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
 def main() -> None:
@@ -139,7 +223,13 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=20)
     parser.add_argument("--repetitions", type=int, default=50)
     parser.add_argument("--no-search", action="store_true")
+    parser.add_argument("--no-comparison", action="store_true", help="skip the plain Jinja2 comparison")
+    parser.add_argument(
+        "--sizes", help="comma-separated transcript counts: one whole run per size, each in its own process"
+    )
     args = parser.parse_args()
+    if args.sizes:
+        return by_size(args.entrants, [int(n) for n in args.sizes.split(",")])
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         t0 = time.perf_counter()
@@ -168,17 +258,35 @@ def main() -> None:
         urls = phase("render and freeze", lambda: freeze(release, site))
         if not args.no_search:
             phase("search index", lambda: index_for_search(site))
+        phase("publish manifest", lambda: write_manifest(site, release, []))
         pages = [p for p in site.rglob("*.html")]
-        transcript_pages = [p.stat().st_size for p in site.glob("tuckerbench/*/t/*/index.html")]
-        largest = max(pages, key=lambda p: p.stat().st_size)
         render = dict(figures)["render and freeze"]
         print(f"  pages: {len(pages)} HTML ({len(urls)} files), {len(pages) / render:.0f} pages/s while freezing")
-        print(f"  largest page: {largest.relative_to(site)} ({largest.stat().st_size / 1024:.0f} KB)")
-        print(
-            f"  median transcript page: {statistics.median(transcript_pages) / 1024:.1f} KB; "
-            f"site size {sum(p.stat().st_size for p in site.rglob('*') if p.is_file()) / 2**20:.0f} MB"
-        )
-        print(f"  total {sum(t for _, t in figures):.1f} s; peak memory {peak_mb():.0f} MB")
+        kinds = {
+            "transcript": "tuckerbench/*/t/*/index.html",
+            "item": "tuckerbench/*/items/*/**/index.html",
+            "leaderboard": "tuckerbench/*/index.html",
+            "breakdown": "tuckerbench/*/breakdown/index.html",
+            "entrant": "tuckerbench/*/entrants/*/index.html",
+        }
+        for kind, pattern in kinds.items():
+            sizes = [p.stat().st_size / 1024 for p in site.glob(pattern)]
+            print(f"  {kind} pages: median {statistics.median(sizes):.1f} KB, largest {max(sizes):.1f} KB")
+        print(f"  site size {sum(p.stat().st_size for p in site.rglob('*') if p.is_file()) / 2**20:.0f} MB")
+        total = sum(t for n, t in figures if n != "synthesise")
+        print(f"  whole build / rendering: {total / render:.2f}")
+        print(f"  total {total:.1f} s; peak memory {peak_mb():.0f} MB (largest worker {children_peak_mb():.0f} MB)")
+        if args.no_comparison:
+            return
+        print("transcript pages only, rendering and writing (pages/s):")
+        rates = {}
+        for name, fn in (("plain Jinja2", plain_jinja2), ("the app", app_rendering)):
+            for jobs in (1, 2):
+                n_pages, seconds = fn(release, tmp_path / f"{name}-{jobs}".replace(" ", "-"), jobs)
+                rates[name, jobs] = n_pages / seconds
+                print(f"  {name:<13} {jobs} process(es): {rates[name, jobs]:7.0f}")
+        ratio = rates["the app", 2] / rates["plain Jinja2", 2]
+        print(f"  the app in 2 processes / plain Jinja2 in 2 processes: {ratio:.2f}")
 
 
 if __name__ == "__main__":

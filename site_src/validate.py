@@ -8,10 +8,12 @@ A field the format does not define is a warning, not an error: it is never read,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
 
+import fastjsonschema
 from jsonschema import Draft202012Validator
 
 from .problems import Problems
@@ -25,6 +27,21 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
+@cache
+def _fast(name: str) -> Callable[[Any], Any]:
+    """The same schema compiled to Python code: about 20x faster on the (usual) valid record. Formats are not
+    checked, as jsonschema does not check them either."""
+    return fastjsonschema.compile(validator(name).schema, use_formats=False)
+
+
+def _valid_fast(value: Any, schema: str) -> bool:
+    try:
+        _fast(schema)(value)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
 def _path(parts: Any) -> str:
     out = ""
     for part in parts:
@@ -34,6 +51,9 @@ def _path(parts: Any) -> str:
 
 def check(value: Any, schema: str, file: str, record: str | None, problems: Problems) -> bool:
     """Validate one value; add a problem per violation. Returns False when there was any error."""
+    if _valid_fast(value, schema):
+        return True
+    # jsonschema stays the authority: it reports every violation, and an unknown field is only a warning
     ok = True
     for err in sorted(validator(schema).iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
         where = _path(err.absolute_path) or None

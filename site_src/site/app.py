@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,23 @@ from .charts import charts_for, svg_for
 from .text import count_markers, markdown, show_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-CARDS_PER_PAGE = 48  # responses side by side per item page: every entrant's first attempt comes first
+CARDS_PER_PAGE = 24  # responses side by side per item page: every entrant's first attempt comes first
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'self'; form-action 'none'; object-src 'none'"
 )
 
 
+FILTERS = {
+    "text": show_text,
+    "markdown": markdown,
+    "markers": count_markers,
+    "ord": ord,
+    "json_text": lambda v: json.dumps(v, ensure_ascii=False, indent=1),
+}
+
+
+@lru_cache(maxsize=1 << 16)
 def relative(target: str, current: str) -> str:
     """The link from the page at `current` to `target`, both site-absolute paths."""
     base = current if current.endswith("/") else current.rsplit("/", 1)[0] + "/"
@@ -40,14 +51,16 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder="static", static_url_path="/static")
     app.config.update(FREEZER_IGNORE_MIMETYPE_WARNINGS=False, JSON_AS_ASCII=False)
     app.jinja_env.autoescape = True
-    app.jinja_env.filters.update(
-        text=show_text,
-        markdown=markdown,
-        markers=count_markers,
-        ord=ord,
-        json_text=lambda v: json.dumps(v, ensure_ascii=False, indent=1),
-    )
+    app.jinja_env.filters.update(FILTERS)
     charts_cache: dict[tuple[str, str], list[Any]] = {}
+    urls: dict[tuple[str, str, tuple[tuple[str, Any], ...]], str] = {}  # url_for is pure here, and pages call it often
+
+    @app.url_defaults
+    def log_link(endpoint: str, values: dict[str, Any]) -> None:
+        """While freezing, every url_for is noted, so a page linked but not listed is built too."""
+        log = app.config.get("LINK_LOG")
+        if log is not None:
+            log.append((endpoint, dict(values)))
 
     def view_or_404(bench: str, version: str) -> VersionView:
         view = release.view(bench, version)
@@ -65,7 +78,10 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         current = "/" if request.endpoint == "not_found" else request.path
 
         def link(endpoint: str, **values: Any) -> str:
-            return relative(url_for(endpoint, **values), current)
+            key = (request.script_root, endpoint, tuple(sorted(values.items())))
+            if key not in urls:
+                urls[key] = url_for(endpoint, **values)
+            return relative(urls[key], current)
 
         return {
             "link": link,
@@ -165,20 +181,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         view = view_or_404(bench, version)
         if tid not in view.transcripts:
             abort(404)
-        t = view.transcripts[tid]
-        run = view.runs[t.run_id]
-        return page(
-            "transcript.html",
-            view=view,
-            t=t,
-            run=run,
-            item=view.version.item(t.item_id),
-            entrant=view.entrants[t.entrant_id],
-            result=view.scored.transcripts.get(tid),
-            summary=view.summaries[tid],
-            judgments=view.judgments_for(tid),
-            judges={j.id: j for j in run.judges},
-        )
+        return page("transcript.html", **transcript_context(view, tid))
 
     @app.route("/<bench>/<version>/methodology/")
     def methodology(bench: str, version: str) -> str:
@@ -299,6 +302,23 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         return not_found(), 404
 
     return app
+
+
+def transcript_context(view: VersionView, tid: str) -> dict[str, Any]:
+    """What a transcript page shows, apart from the site around it (also rendered alone by the benchmark)."""
+    t = view.transcripts[tid]
+    run = view.runs[t.run_id]
+    return {
+        "view": view,
+        "t": t,
+        "run": run,
+        "item": view.version.item(t.item_id),
+        "entrant": view.entrants[t.entrant_id],
+        "result": view.scored.transcripts.get(tid),
+        "summary": view.summaries[tid],
+        "judgments": view.judgments_for(tid),
+        "judges": {j.id: j for j in run.judges},
+    }
 
 
 def caveats(view: VersionView) -> list[tuple[str, str, str]]:

@@ -5,24 +5,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
 
+from flask import url_for
 from flask_frozen import Freezer
 from tqdm import tqdm
 
 from .. import GENERATOR
 from ..outdir import output_problem, swap_in
 from ..readers.project import Project
-from ..release import Release, build_release, paginate
+from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
 from .app import CARDS_PER_PAGE, create_app
-from .charts import charts_for
+from .charts import charts_for, svg_for
 from .publish import scan_output, scan_release, sources_for
 
 MANIFEST = "publish-manifest.json"
@@ -34,16 +39,19 @@ def build_date() -> str | None:
     return time.strftime("%Y-%m-%d", time.gmtime(int(epoch))) if epoch else None
 
 
-def freeze(release: Release, dest: Path, base_path: str = "/", quiet: bool = False) -> list[str]:
+def freeze(
+    release: Release, dest: Path, base_path: str = "/", quiet: bool = False, jobs: int | None = None
+) -> list[str]:
+    """Write every page the app answers into dest, in `jobs` worker processes (default: one per CPU).
+
+    Frozen-Flask lists the pages (the generator below, every rule without arguments and every static file). The
+    workers are forked from this process after the release is scored, so each inherits it without copying, and
+    each asks the same app for its share of the pages through the app's test client: the preview server and the
+    site cannot disagree. A page linked from another but not listed is built too, as Frozen-Flask would.
+    """
     app = create_app(release, base_path=base_path, build_date=build_date())
-    app.config.update(
-        FREEZER_DESTINATION=str(dest),
-        FREEZER_REMOVE_EXTRA_FILES=False,
-        FREEZER_RELATIVE_URLS=False,
-        FREEZER_IGNORE_404_NOT_FOUND=False,
-        FREEZER_STATIC_IGNORE=[],
-    )
-    freezer = Freezer(app, with_no_argument_rules=True, log_url_for=True)
+    app.config.update(FREEZER_DESTINATION=str(dest), FREEZER_STATIC_IGNORE=[])
+    freezer = Freezer(app, with_no_argument_rules=True, log_url_for=False)
 
     @freezer.register_generator
     def pages():  # every page is listed explicitly, linked or not
@@ -53,43 +61,106 @@ def freeze(release: Release, dest: Path, base_path: str = "/", quiet: bool = Fal
         for bench, _ in release.benchmarks():
             yield "benchmark", {"bench": bench.id}
         for view in release.views:
-            b, v = view.bench.id, view.version.id
-            for endpoint in (
-                "leaderboard",
-                "breakdown",
-                "items",
-                "methodology",
-                "limitations",
-                "leaderboard_json",
-                "leaderboard_csv",
-            ):
-                yield endpoint, {"bench": b, "version": v}
-            for endpoint in ("judges", "calibration"):
-                if view.declares(endpoint) and view.judge_reports:
-                    yield endpoint, {"bench": b, "version": v}
-            if view.judge_reports:
-                yield "judges_json", {"bench": b, "version": v}
-            _, pages_count = paginate(list(view.transcripts), 1)
-            for n in range(1, pages_count + 1):
-                yield "transcripts", {"bench": b, "version": v, "number": n}
-            for entrant_id in view.entrants:
-                yield "entrant", {"bench": b, "version": v, "entrant_id": entrant_id}
-            for item_id, cards in view.by_item.items():
-                _, item_pages = paginate(cards, 1, CARDS_PER_PAGE)
-                for n in range(1, item_pages + 1):
-                    yield "item", {"bench": b, "version": v, "item_id": item_id, "number": n}
-            for tid in view.transcripts:
-                yield "transcript", {"bench": b, "version": v, "tid": tid}
-                yield "transcript_json", {"bench": b, "version": v, "tid": tid}
-            for chart in charts_for(view):  # whatever charts the version's system draws
-                for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
-                    yield endpoint, {"bench": b, "version": v, "name": chart.name}
+            yield from version_pages(view)
 
-    # progress on a terminal only (tqdm's disable=None), never with --quiet
-    rendered = tqdm(
-        freezer.freeze_yield(), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr
-    )
-    return [str(page.url) for page in rendered]
+    urls = list(dict.fromkeys(freezer.all_urls()))
+    for view in release.views:  # drawn here, before forking: the workers find each SVG cached and never start
+        for chart in charts_for(view):  # vl-convert's runtime, whose threads a forked process would not have
+            svg_for(chart)
+    progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
+    built: set[str] = set()
+    while urls:
+        linked = render_urls(app, dest, urls, jobs, progress.update)
+        built.update(urls)
+        urls = sorted(linked - built)  # linked from a page but not listed: build those too
+    progress.close()
+    return sorted(built)
+
+
+def render_urls(
+    app: Any, dest: Path, urls: list[str], jobs: int | None = None, done: Callable[[int], Any] = lambda n: None
+) -> set[str]:
+    """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to."""
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(urls) // CHUNK or 1))
+    chunks = [urls[i : i + CHUNK] for i in range(0, len(urls), CHUNK)]
+    linked: set[str] = set()
+    global _WORK
+    _WORK = (app, dest)  # inherited by the forked workers
+    try:
+        if jobs == 1:
+            results: Iterator[tuple[int, set[str]]] = map(_render_chunk, chunks)
+            for count, seen in results:
+                linked |= seen
+                done(count)
+        else:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                for count, seen in pool.imap_unordered(_render_chunk, chunks):
+                    linked |= seen
+                    done(count)
+    finally:
+        _WORK = None
+    return linked
+
+
+CHUNK = 100  # pages per task: small enough to balance two workers, large enough to keep the queue cheap
+_WORK: tuple[Any, Path] | None = None
+
+
+def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
+    """In a worker: fetch each page from the app, write it where a static server will find it, and return the
+    site-internal links the pages asked url_for for."""
+    assert _WORK is not None
+    app, dest = _WORK
+    client = app.test_client()
+    seen: list[tuple[str, dict[str, Any]]] = []
+    app.config["LINK_LOG"] = seen
+    for url in urls:
+        response = client.get(url)
+        if response.status_code != 200:
+            raise ValueError(f"Unexpected status {response.status!r} on URL {url}")
+        path = dest / (url[1:] + "index.html" if url.endswith("/") else url[1:])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(response.data)
+        response.close()
+    app.config["LINK_LOG"] = None
+    with app.test_request_context():
+        linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
+    return len(urls), linked
+
+
+def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(endpoint, values) of every page of one benchmark version."""
+    b, v = view.bench.id, view.version.id
+    for endpoint in (
+        "leaderboard",
+        "breakdown",
+        "items",
+        "methodology",
+        "limitations",
+        "leaderboard_json",
+        "leaderboard_csv",
+    ):
+        yield endpoint, {"bench": b, "version": v}
+    for endpoint in ("judges", "calibration"):
+        if view.declares(endpoint) and view.judge_reports:
+            yield endpoint, {"bench": b, "version": v}
+    if view.judge_reports:
+        yield "judges_json", {"bench": b, "version": v}
+    _, pages_count = paginate(list(view.transcripts), 1)
+    for n in range(1, pages_count + 1):
+        yield "transcripts", {"bench": b, "version": v, "number": n}
+    for entrant_id in view.entrants:
+        yield "entrant", {"bench": b, "version": v, "entrant_id": entrant_id}
+    for item_id, cards in view.by_item.items():
+        _, item_pages = paginate(cards, 1, CARDS_PER_PAGE)
+        for n in range(1, item_pages + 1):
+            yield "item", {"bench": b, "version": v, "item_id": item_id, "number": n}
+    for tid in view.transcripts:
+        yield "transcript", {"bench": b, "version": v, "tid": tid}
+        yield "transcript_json", {"bench": b, "version": v, "tid": tid}
+    for chart in charts_for(view):  # whatever charts the version's system draws
+        for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
+            yield endpoint, {"bench": b, "version": v, "name": chart.name}
 
 
 def index_for_search(site: Path) -> None:

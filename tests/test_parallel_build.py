@@ -1,0 +1,30 @@
+"""Rendering in worker processes: the same bytes as one process, and nothing linked is left unbuilt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import tree_hash
+
+from site_src.release import build_release
+from site_src.site import build
+
+
+def test_two_workers_write_the_same_bytes_as_one_process(demo, tmp_path: Path):
+    release = build_release(demo)
+    one = build.freeze(release, tmp_path / "one", quiet=True, jobs=1)
+    two = build.freeze(release, tmp_path / "two", quiet=True, jobs=2)
+    assert one == two and len(one) > 300
+    assert tree_hash(tmp_path / "one") == tree_hash(tmp_path / "two")
+
+
+def test_a_page_linked_but_not_listed_is_still_built(demo, tmp_path: Path, monkeypatch):
+    listed = build.version_pages
+
+    def without_methodology(view):  # noqa: ANN001, ANN202
+        return ((e, v) for e, v in listed(view) if e != "methodology")
+
+    monkeypatch.setattr(build, "version_pages", without_methodology)
+    urls = build.freeze(build_release(demo), tmp_path / "site", quiet=True, jobs=2)
+    assert "/tuckerbench/v1-pilot/methodology/" in urls  # linked from every page's sub-navigation
+    assert (tmp_path / "site/tuckerbench/v1-pilot/methodology/index.html").stat().st_size > 1000
