@@ -2,16 +2,26 @@
 
     python scripts/benchmark.py --entrants 20 --repetitions 50     # 6,000 transcripts, 12,000 judgments
 
-Each phase is timed separately (read and validate, score with statistics, secret scan, render and freeze, search
-index), with the process's peak resident memory after each, the page count and the page sizes. Synthetic runs are
-written to a temporary folder and removed afterwards.
+    python scripts/benchmark.py --sizes 1000,5000,10000,20000                # time and peak memory by size
+
+Printed, each measured in the same run:
+- each phase in one process (read and validate, score, secret scan, render, search index, publish manifest) with
+  the peak resident memory after it, the page count and the page sizes by kind;
+- build.py as a user runs it: a full build, a rebuild with nothing changed, a rebuild after one run changed
+  (checked byte for byte against a full build of the same inputs);
+- the transcript pages rendered by plain Jinja2 (same templates and context, no Flask) in 1 and 2 processes, and by
+  the app in 1 and 2 processes, with the ratio.
+
+Synthetic runs (one run directory per entrant) are written to a temporary folder and removed afterwards.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import multiprocessing
+import os
 import random
 import re
 import resource
@@ -34,8 +44,9 @@ from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
 from site_src.readers.project import load_project  # noqa: E402
 from site_src.release import build_release  # noqa: E402
 from site_src.site.app import CSP, FILTERS, create_app, transcript_context  # noqa: E402
-from site_src.site.build import freeze, index_for_search, render_urls, write_manifest  # noqa: E402
+from site_src.site.build import freeze, render_urls, write_manifest  # noqa: E402
 from site_src.site.publish import scan_release  # noqa: E402
+from site_src.site.search_index import bundles, index_for_search  # noqa: E402
 
 VERSION = ROOT / "content/tuckerbench/versions/v1-pilot"
 FILES = (
@@ -52,7 +63,6 @@ def synthesise(runs: Path, entrants: int, repetitions: int, seed: int = 1) -> in
     rng = random.Random(seed)
     scenarios = json.loads((VERSION / "config/scenarios.json").read_text(encoding="utf-8"))["scenarios"]
     pilot = json.loads((VERSION / "config/pilot.json").read_text(encoding="utf-8"))
-    run = runs / "tuckerbench" / "synthetic"
     files = {name: sha256_bytes((VERSION / name).read_bytes()) for name in FILES}
     pilot["repetitions"] = repetitions  # the synthetic release uses its own frozen copy
     content = runs.parent / "content"
@@ -64,38 +74,37 @@ def synthesise(runs: Path, entrants: int, repetitions: int, seed: int = 1) -> in
         (content / "tuckerbench/versions/v1-pilot/config/pilot.json").read_bytes()
     )
     ids = [f"e{i:03d}" for i in range(entrants)]
-    manifest = {
-        "format": "tuckerbench-run",
-        "format_version": 1,
-        "benchmark": "tuckerbench",
-        "run_id": "synthetic",
-        "version": "v1-pilot",
-        "content_hash": files_hash(files),
-        "files": files,
-        "demo": True,
-        "demo_note": "Synthetic benchmark data.",
-        "adapter": {"name": "synthetic", "version": "0"},
-        "entrants": [
-            {
-                "id": e,
-                "label": f"Synthetic {e}",
-                "selector": f"synthetic/{e}",
-                "family": f"f{i % 5}",
-                "access_basis": "synthetic",
-            }
-            for i, e in enumerate(ids)
-        ],
-        "judges": [
-            {"id": "jk", "label": "Judge K", "selector": "synthetic/jk", "family": "f0"},
-            {"id": "jq", "label": "Judge Q", "selector": "synthetic/jq", "family": "f9"},
-        ],
-    }
-    run.mkdir(parents=True)
-    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    judgments: dict[str, list[str]] = {"jk": [], "jq": []}
     count = 0
-    for e in ids:
+    for i, e in enumerate(ids):  # one run directory per entrant, as each model is usually run on its own
+        run = runs / "tuckerbench" / f"synthetic-{e}"
+        manifest = {
+            "format": "tuckerbench-run",
+            "format_version": 1,
+            "benchmark": "tuckerbench",
+            "run_id": f"synthetic-{e}",
+            "version": "v1-pilot",
+            "content_hash": files_hash(files),
+            "files": files,
+            "demo": True,
+            "demo_note": "Synthetic benchmark data.",
+            "adapter": {"name": "synthetic", "version": "0"},
+            "entrants": [
+                {
+                    "id": e,
+                    "label": f"Synthetic {e}",
+                    "selector": f"synthetic/{e}",
+                    "family": f"f{i % 5}",
+                    "access_basis": "synthetic",
+                }
+            ],
+            "judges": [
+                {"id": "jk", "label": "Judge K", "selector": "synthetic/jk", "family": "f0"},
+                {"id": "jq", "label": "Judge Q", "selector": "synthetic/jq", "family": "f9"},
+            ],
+        }
         (run / "transcripts" / e).mkdir(parents=True)
+        (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        judgments: dict[str, list[str]] = {"jk": [], "jq": []}
         base = rng.uniform(2, 8)
         for s in scenarios:
             dims = [d["id"] for d in pilot["dimensions"] if s["kind"] in d["applies_to"]]
@@ -132,9 +141,9 @@ def synthesise(runs: Path, entrants: int, repetitions: int, seed: int = 1) -> in
                             }
                         )
                     )
-    (run / "judgments").mkdir()
-    for judge, lines in judgments.items():
-        (run / "judgments" / f"{judge}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (run / "judgments").mkdir()
+        for judge, lines in judgments.items():
+            (run / "judgments" / f"{judge}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return count
 
 
@@ -199,7 +208,7 @@ def by_size(entrants: int, sizes: list[int]) -> None:
         repetitions = max(1, round(n / (6 * entrants)))
         out = subprocess.run(
             [sys.executable, __file__, "--entrants", str(entrants), "--repetitions", str(repetitions)]
-            + ["--no-comparison"],
+            + ["--no-comparison", "--no-rebuilds"],
             capture_output=True,
             text=True,
             check=True,
@@ -208,6 +217,47 @@ def by_size(entrants: int, sizes: list[int]) -> None:
         render = re.search(r"render and freeze\s+([\d.]+) s", out).group(1)
         rate = re.search(r"(\d+) pages/s while freezing", out).group(1)
         print(f"{6 * entrants * repetitions:>11} {float(total):>13.1f} {float(render):>9.1f} {rate:>8} {peak:>8}")
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MB of one command (its own process; its workers are its children)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
+def rebuilds(tmp: Path) -> None:
+    """Full build, rebuild with nothing changed, rebuild after one run changed: each through build.py, as a user
+    runs it; the last compared byte for byte with a full build of the same inputs."""
+    cmd = [sys.executable, str(ROOT / "build.py"), "--content", str(tmp / "content"), "--runs", str(tmp / "runs")]
+    full, full_mb = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet", "--fresh"])
+    same, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet"])
+    one = sorted((tmp / "runs/tuckerbench").iterdir())[0]
+    transcript = sorted((one / "transcripts").rglob("*.json"))[0]
+    record = json.loads(transcript.read_text(encoding="utf-8"))
+    record["turns"][1]["content"] += " (changed)"
+    transcript.write_text(json.dumps(record), encoding="utf-8")
+    changed, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet"])
+    timed([*cmd, "--out", str(tmp / "cli-fresh"), "--quiet", "--fresh"])
+    identical = tree_digest(tmp / "cli-site") == tree_digest(tmp / "cli-fresh")
+    print("build.py, whole build (read, score, scan, render, charts, search index, manifest):")
+    print(f"  full build                {full:8.2f} s   peak memory {full_mb:5.0f} MB (main process)")
+    print(f"  rebuild, nothing changed  {same:8.2f} s   {same / full:6.1%} of the full build")
+    print(f"  rebuild, one run changed  {changed:8.2f} s   {changed / full:6.1%} of the full build")
+    print(f"  after the change, byte-identical to a full build: {'yes' if identical else 'NO'}")
+
+
+def tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        h.update(path.relative_to(root).as_posix().encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 def peak_mb() -> float:
@@ -224,6 +274,7 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=50)
     parser.add_argument("--no-search", action="store_true")
     parser.add_argument("--no-comparison", action="store_true", help="skip the plain Jinja2 comparison")
+    parser.add_argument("--no-rebuilds", action="store_true", help="skip the full and incremental build.py runs")
     parser.add_argument(
         "--sizes", help="comma-separated transcript counts: one whole run per size, each in its own process"
     )
@@ -257,7 +308,7 @@ def main() -> None:
         site = tmp_path / "site"
         urls = phase("render and freeze", lambda: freeze(release, site))
         if not args.no_search:
-            phase("search index", lambda: index_for_search(site))
+            phase("search index", lambda: index_for_search(site, bundles(release)))
         phase("publish manifest", lambda: write_manifest(site, release, []))
         pages = [p for p in site.rglob("*.html")]
         render = dict(figures)["render and freeze"]
@@ -276,6 +327,8 @@ def main() -> None:
         total = sum(t for n, t in figures if n != "synthesise")
         print(f"  whole build / rendering: {total / render:.2f}")
         print(f"  total {total:.1f} s; peak memory {peak_mb():.0f} MB (largest worker {children_peak_mb():.0f} MB)")
+        if not args.no_rebuilds:
+            rebuilds(tmp_path)
         if args.no_comparison:
             return
         print("transcript pages only, rendering and writing (pages/s):")

@@ -47,7 +47,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
         {"help": "the site's path on its host, e.g. /repo/ (default: /)"},
         {"build": "/"},
     ),
-    "no_search": (("--no-search",), {"action": "store_true", "help": "skip the search index"}, {"build": False}),
+    "no_search": (
+        ("--no-search",),
+        {"action": "store_true", "help": "skip the search index"},
+        {"build": False, "serve": False},
+    ),
     "redact_secrets": (
         ("--redact-secrets",),
         {
@@ -59,6 +63,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     "quiet": (
         ("--quiet", "-q"),
         {"action": "store_true", "help": "no progress display and no totals; problems are still printed"},
+        {"build": False},
+    ),
+    "fresh": (
+        ("--fresh",),
+        {"action": "store_true", "help": "render every page, ignoring what the last build into --out recorded"},
         {"build": False},
     ),
     "port": (("--port",), {"type": int, "help": "preview port (default: 8000)"}, {"serve": 8000}),
@@ -151,9 +160,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return argparse.Namespace(command=command, **values)
 
 
+def _roots(args: argparse.Namespace) -> list[Path]:
+    return [Path(p) for p in [*args.paths, *(args.runs or [])] or ["runs"]]
+
+
 def _load(args: argparse.Namespace) -> Project:
-    roots = [*args.paths, *(args.runs or [])] or ["runs"]
-    return load_project(Path(args.content), [Path(p) for p in roots], Problems())
+    return load_project(Path(args.content), _roots(args), Problems())
 
 
 def _print_problems(project: Project, strict: bool) -> bool:
@@ -173,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from .site.preview import serve
 
-        return serve(args.content, args.runs or ["runs"], args.port)
+        return serve(args.content, args.runs or ["runs"], args.port, search=not args.no_search)
     if args.command == "import":
         if not args.benchmark:
             print("error: import needs --benchmark ID", file=sys.stderr)
@@ -184,6 +196,23 @@ def main(argv: list[str] | None = None) -> int:
             args.source, [Path(p) for p in args.paths], args.benchmark, args.version, Path(args.content), runs, options
         )
     started = time.perf_counter()
+    cache = None
+    if args.command == "build":
+        from .site.build import build_date
+        from .site.cache import BuildCache
+
+        options = {
+            "base_path": args.base_path,
+            "search": not args.no_search,
+            "redact_secrets": args.redact_secrets,
+            "strict": args.strict,
+            "build_date": build_date(),
+        }
+        cache = BuildCache.open(Path(args.out), Path(args.content), _roots(args), options, fresh=args.fresh)
+        if cache.up_to_date():
+            if not args.quiet:
+                print(f"{args.out} is up to date: no input, option or code changed since the last build")
+            return 0
     project = _load(args)
     read_seconds = time.perf_counter() - started
     if args.command == "check":
@@ -215,4 +244,5 @@ def main(argv: list[str] | None = None) -> int:
         redact_secrets=args.redact_secrets,
         quiet=args.quiet,
         read_seconds=read_seconds,
+        cache=cache,
     )

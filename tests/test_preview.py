@@ -19,6 +19,8 @@ PAGES = [
     "halees-dual-layer/halees-dual-layer-v1/breakdown/",
     "tuckerbench/v1-pilot/judges/",
     "index.json",
+    "search/",
+    "tuckerbench/v1-pilot/search/demo-pilot-run1/pagefind-entry.json",  # the search index works in the preview
 ]
 
 

@@ -308,5 +308,8 @@ def test_publish_manifest_lists_every_file_with_hash_and_sources(built_site):
     assert set(manifest["files"]) == files - {"publish-manifest.json"}
     page = manifest["files"]["uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html"]
     assert page["sources"] == ["runs/uzbek-pack/demo-model-a-run1/responses.jsonl"]
+    board = manifest["files"]["uzbek-pack/0.1.0/index.html"]
+    assert board["sources_of_version"] == "uzbek-pack/0.1.0"  # every run of the version, listed once
+    assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl" in manifest["version_sources"]["uzbek-pack/0.1.0"]
     data = (built_site / "uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html").read_bytes()
     assert page["sha256"] == hashlib.sha256(data).hexdigest()

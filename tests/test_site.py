@@ -157,7 +157,10 @@ def test_build_writes_every_page_type(built_site: Path):
     for url in PAGE_TYPES:
         path = built_site / url.strip("/") / ("" if url.endswith(".html") else "index.html")
         assert path.is_file(), url
-    assert (built_site / "pagefind" / "pagefind.js").is_file()
+    # one search bundle per run, without Pagefind's unused ready-made interfaces
+    bundle = built_site / "tuckerbench/v1-pilot/search/demo-pilot-run1"
+    assert (bundle / "pagefind.js").is_file() and (bundle / "pagefind-entry.json").is_file()
+    assert not (bundle / "pagefind-ui.js").exists() and not (built_site / "pagefind").exists()
     assert (built_site / "static" / "style.css").is_file()
 
 

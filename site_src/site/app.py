@@ -16,7 +16,7 @@ from flask import Flask, Response, abort, render_template, request, url_for
 
 from .. import GENERATOR
 from ..release import Release, VersionView, paginate
-from . import downloads
+from . import downloads, search_index
 from .charts import charts_for, svg_for
 from .text import count_markers, markdown, show_text
 
@@ -291,7 +291,8 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
 
     @app.route("/search/")
     def search() -> str:
-        return page("search.html")
+        found = search_index.bundles(release)  # one Pagefind bundle per run, merged by the page's script
+        return page("search.html", bundles=[relative(f"/{name}/", request.path) for name in found])
 
     @app.route("/404.html")
     def not_found() -> str:

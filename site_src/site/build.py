@@ -8,7 +8,6 @@ import json
 import multiprocessing
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,9 +25,11 @@ from ..outdir import output_problem, swap_in
 from ..readers.project import Project
 from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
+from . import search_index
 from .app import CARDS_PER_PAGE, create_app
+from .cache import BuildCache
 from .charts import charts_for, svg_for
-from .publish import scan_output, scan_release, sources_for
+from .publish import scan_output, scan_release, sources_for, version_sources
 
 MANIFEST = "publish-manifest.json"
 
@@ -40,14 +41,20 @@ def build_date() -> str | None:
 
 
 def freeze(
-    release: Release, dest: Path, base_path: str = "/", quiet: bool = False, jobs: int | None = None
+    release: Release,
+    dest: Path,
+    base_path: str = "/",
+    quiet: bool = False,
+    jobs: int | None = None,
+    reuse: dict[str, Path] | None = None,
 ) -> list[str]:
     """Write every page the app answers into dest, in `jobs` worker processes (default: one per CPU).
 
     Frozen-Flask lists the pages (the generator below, every rule without arguments and every static file). The
     workers are forked from this process after the release is scored, so each inherits it without copying, and
     each asks the same app for its share of the pages through the app's test client: the preview server and the
-    site cannot disagree. A page linked from another but not listed is built too, as Frozen-Flask would.
+    site cannot disagree. A page linked from another but not listed is built too, as Frozen-Flask would. A page in
+    `reuse` is hard-linked from the earlier build's file instead (see cache.py).
     """
     app = create_app(release, base_path=base_path, build_date=build_date())
     app.config.update(FREEZER_DESTINATION=str(dest), FREEZER_STATIC_IGNORE=[])
@@ -64,11 +71,20 @@ def freeze(
             yield from version_pages(view)
 
     urls = list(dict.fromkeys(freezer.all_urls()))
+    reuse = reuse or {}
+    made: set[Path] = set()
+    for url in [u for u in urls if u in reuse]:
+        path = dest / _file_for(url)
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        os.link(reuse[url], path)
+    built: set[str] = set(reuse) & set(urls)
+    urls = [u for u in urls if u not in built]
     for view in release.views:  # drawn here, before forking: the workers find each SVG cached and never start
         for chart in charts_for(view):  # vl-convert's runtime, whose threads a forked process would not have
             svg_for(chart)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
-    built: set[str] = set()
     while urls:
         linked = render_urls(app, dest, urls, jobs, progress.update)
         built.update(urls)
@@ -118,7 +134,7 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
         response = client.get(url)
         if response.status_code != 200:
             raise ValueError(f"Unexpected status {response.status!r} on URL {url}")
-        path = dest / (url[1:] + "index.html" if url.endswith("/") else url[1:])
+        path = dest / _file_for(url)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(response.data)
         response.close()
@@ -126,6 +142,10 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
     with app.test_request_context():
         linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
     return len(urls), linked
+
+
+def _file_for(url: str) -> str:
+    return url[1:] + "index.html" if url.endswith("/") else url[1:]
 
 
 def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -163,23 +183,25 @@ def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
             yield endpoint, {"bench": b, "version": v, "name": chart.name}
 
 
-def index_for_search(site: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "pagefind_bin", "--site", str(site), "--silent"], capture_output=True, text=True
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"search indexing failed: {result.stderr.strip() or result.stdout.strip()}")
-
-
-def write_manifest(site: Path, release: Release, redactions: list[Finding]) -> None:
-    """Every published file with its SHA-256 and the run files it came from, and every redaction made."""
+def write_manifest(
+    site: Path, release: Release, redactions: list[Finding], known: dict[str, str] | None = None
+) -> None:
+    """Every published file with its SHA-256 and the run files it came from, and every redaction made. known holds
+    the SHA-256 of files already checked (those reused from the last build)."""
     files = {}
+    known = known or {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         rel = path.relative_to(site).as_posix()
-        files[rel] = {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "sources": sources_for(release, rel)}
+        sources = sources_for(release, rel)
+        files[rel] = {
+            "sha256": known.get(rel) or hashlib.sha256(path.read_bytes()).hexdigest(),
+            "sources" if isinstance(sources, list) else "sources_of_version": sources,
+        }
     manifest = {
         "generator": GENERATOR,
+        "manifest_version": 2,
         "files": files,
+        "version_sources": version_sources(release),
         "redactions": [  # located, never quoted: a location can itself hold the secret (a file name), so mask it
             {"file": masked(f.file), "record": f.record and masked(f.record), "field": masked(f.field), "rule": f.rule}
             for f in redactions
@@ -215,6 +237,7 @@ def build_site(
     redact_secrets: bool = False,
     quiet: bool = False,
     read_seconds: float | None = None,
+    cache: BuildCache | None = None,
 ) -> int:
     refused = output_problem(out, MANIFEST, project.inputs())
     if refused:
@@ -241,15 +264,24 @@ def build_site(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
-        urls = freeze(release, tmp, base_path, quiet)
+        keys = cache.page_keys(release) if cache else {}
+        reuse = cache.reusable(keys) if cache else {}
+        urls = freeze(release, tmp, base_path, quiet, reuse=reuse)
         phases.done("render")
-        leaked = scan_output(tmp)
+        bundle_keys: dict[str, str] = {}
+        known = cache.known if cache else {}  # reused files: bytes checked against the last manifest
+        leaked = scan_output(tmp, skip=set(known))  # those passed this scan when they were written
         phases.done("backstop scan")
         if search and not leaked:
-            index_for_search(tmp)
+            todo = search_index.bundles(release)
+            bundle_keys = cache.bundle_keys(todo, keys) if cache else {}
+            for name, files in (cache.reusable_bundles(bundle_keys) if cache else {}).items():
+                search_index.link_bundle(out, tmp, files)
+                del todo[name]
+            search_index.index_for_search(tmp, todo)
             phases.done("search index")
         if not leaked:
-            write_manifest(tmp, release, findings)
+            write_manifest(tmp, release, findings, known)
             leaked = scan_output(tmp, only=MANIFEST)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
@@ -259,6 +291,8 @@ def build_site(
             shutil.rmtree(tmp, ignore_errors=True)
             return 1
         swap_in(tmp, out)
+        if cache:
+            cache.save(keys, bundle_keys)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -266,6 +300,8 @@ def build_site(
         return 0
     pages = sum(1 for u in urls if u.endswith("/") or u.endswith(".html"))
     print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
+    if known:
+        print(f"  {len(known)} unchanged files were kept from the last build; the rest were written anew")
     print("\n".join(phases.lines()))
     for finding in findings:
         print(f"redacted: {finding}")  # Finding masks its own location

@@ -2,26 +2,54 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
 import sys
+import tempfile
 from pathlib import Path
+
+from flask import Flask, Response, send_from_directory
 
 from ..problems import Problems
 from ..readers.project import load_project
-from ..release import build_release
+from ..release import Release, build_release
+from . import search_index
 from .app import create_app
+from .build import render_urls
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def make_app(content: str, runs: list[str]):  # noqa: ANN201 - a Flask app
+def make_app(content: str, runs: list[str], search: bool = True):  # noqa: ANN201 - a Flask app
     project = load_project(Path(content), [Path(r) for r in runs], Problems())
     for problem in project.problems.items:
         print(problem, file=sys.stderr)
     if project.problems.errors:
         print("preview shows only the runs that loaded; fix the errors above", file=sys.stderr)
-    return create_app(build_release(project))
+    release = build_release(project)
+    app = create_app(release)
+    if search:
+        add_search(app, release)
+    return app
+
+
+def add_search(app: Flask, release: Release) -> None:
+    """Index the transcript pages as the build does (rendered by this app, one bundle per run, into a temporary
+    folder) and serve the bundles where the site has them, so the preview's search page works too."""
+    folder = Path(tempfile.mkdtemp(prefix="evalboard-preview-search-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+
+    @app.route("/<bench>/<version>/search/<run_id>/<path:name>")  # before the first request, as Flask requires
+    def search_bundle(bench: str, version: str, run_id: str, name: str) -> Response:
+        return send_from_directory(folder / search_index.bundle_dir(bench, version, run_id), name)
+
+    bundles = search_index.bundles(release)
+    pages = [page for listed in bundles.values() for page in listed]
+    print(f"indexing {len(pages)} transcript page(s) for search (serve --no-search skips this)", file=sys.stderr)
+    render_urls(app, folder, ["/" + page.removesuffix("index.html") for page in pages])
+    search_index.index_for_search(folder, bundles)
 
 
 def port_problem(port: int) -> str | None:
@@ -36,7 +64,7 @@ def port_problem(port: int) -> str | None:
     return None
 
 
-def serve(content: str, runs: list[str], port: int) -> int:
+def serve(content: str, runs: list[str], port: int, search: bool = True) -> int:
     problem = port_problem(port)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -44,7 +72,7 @@ def serve(content: str, runs: list[str], port: int) -> int:
     watched = [
         p for folder in [Path(content), *map(Path, runs), ROOT / "templates"] for p in folder.rglob("*") if p.is_file()
     ]
-    app = make_app(content, runs)
+    app = make_app(content, runs, search)
     print(f"preview at http://127.0.0.1:{port}/ (Ctrl-C to stop; pages reload when content, runs or templates change)")
     app.run(host="127.0.0.1", port=port, debug=False, use_reloader=True, extra_files=[str(p) for p in watched])
     return 0

@@ -57,19 +57,24 @@ def _scan_results(scanner: Scanner, view: VersionView) -> None:
     scanner.walk(view.scored.tables, "(tables)", None, "")
 
 
-def scan_output(site: Path, only: str | None = None) -> list[Finding]:
-    """Backstop after rendering: no written text file may match a rule (redaction markers never do)."""
+def scan_output(site: Path, only: str | None = None, skip: set[str] | None = None) -> list[Finding]:
+    """Backstop after rendering: no written text file may match a rule (redaction markers never do). Files in skip
+    (site paths) are left out: they are byte for byte files that passed this scan in an earlier build."""
     findings = []
     paths = [site / only] if only else site.rglob("*")
+    skip = skip or set()
     for path in sorted(p for p in paths if p.is_file() and p.suffix in TEXT_SUFFIXES):
+        if path.relative_to(site).as_posix() in skip:
+            continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for rule in sorted({span[0] for span in find(text)}):
             findings.append(Finding(path.relative_to(site).as_posix(), None, "(written file)", rule))
     return findings
 
 
-def sources_for(release: Release, rel: str) -> list[str]:
-    """The run and content files an output file was made from."""
+def sources_for(release: Release, rel: str) -> list[str] | str:
+    """The run files an output file was made from: a list for one transcript's files, or the "bench/version" key
+    of the version's whole list (pages drawn from every run of a version name it once, not once per page)."""
     parts = rel.split("/")
     if len(parts) < 3:
         return []
@@ -85,4 +90,14 @@ def sources_for(release: Release, rel: str) -> list[str]:
         out |= {j.source_file for j in view.judgments_for(tid)}
         out |= {it.output_file for it in t.iterations} | {it.grading_file for it in t.iterations if it.grading_file}
         return sorted(out)
-    return sorted(f"{run.path}/{f}" for run in view.runs.values() for f in run.public_files)
+    return f"{parts[0]}/{parts[1]}"
+
+
+def version_sources(release: Release) -> dict[str, list[str]]:
+    """Every public run file of each version, by "bench/version"."""
+    return {
+        f"{view.bench.id}/{view.version.id}": sorted(
+            f"{run.path}/{f}" for run in view.runs.values() for f in run.public_files
+        )
+        for view in release.views
+    }

@@ -147,6 +147,35 @@ def test_search_returns_a_known_transcript(page, site_url):
     assert "Demo Entrant Gamma" in page.content()
 
 
+def test_search_merges_every_run_index_and_says_where_each_result_is_from(page, site_url):
+    page.goto(site_url + "search/?q=demo")  # the query in the URL runs the search: a search can be shared
+    page.wait_for_selector("[data-search-results] li")
+    status = page.locator("[data-search-status]").inner_text()
+    total = int(status.split(" ")[0])
+    metas = page.locator("[data-search-results] .result-meta").all_inner_texts()
+    benchmarks = {m.split(" · ")[0] for m in metas}
+    assert len(benchmarks) >= 2, metas  # results from several runs' bundles, merged
+    assert all(len(m.split(" · ")) == 3 for m in metas), metas  # benchmark version · entrant · attempt
+    while page.locator("[data-search-more]").is_visible():  # every result is reachable
+        page.click("[data-search-more]")
+        page.wait_for_timeout(100)
+    assert page.locator("[data-search-results] li").count() == total
+
+
+def test_search_filters_by_benchmark_and_keeps_the_filter_in_the_url(page, site_url):
+    page.goto(site_url + "search/")
+    page.fill("#q", "demo")
+    page.select_option("#benchmark", "TuckerBench v1-pilot")
+    page.click("button[type=submit]")
+    page.wait_for_selector("[data-search-results] li")
+    metas = page.locator("[data-search-results] .result-meta").all_inner_texts()
+    assert metas and all(m.startswith("TuckerBench v1-pilot · ") for m in metas), metas
+    assert "benchmark=TuckerBench+v1-pilot" in page.url and "q=demo" in page.url
+    page.reload()
+    page.wait_for_selector("[data-search-results] li")
+    assert page.locator("#benchmark").input_value() == "TuckerBench v1-pilot"
+
+
 def test_tables_sort_when_a_header_is_clicked(page, site_url):
     page.goto(site_url + "tuckerbench/v1-pilot/")
 

@@ -34,15 +34,25 @@
     });
   });
 
-  // ---- search with the static Pagefind index; results are built from text nodes only
+  // ---- search with the static Pagefind indexes (one bundle per run, merged here); results are built from text
+  // nodes only. The query and the benchmark filter live in the URL (?q=…&benchmark=…), so a search can be shared.
   var form = document.querySelector("form[data-search]");
   if (!form) { return; }
   var status = document.querySelector("[data-search-status]");
   var list = document.querySelector("[data-search-results]");
+  var more = document.querySelector("[data-search-more]");
+  var input = document.getElementById("q");
+  var select = document.getElementById("benchmark");
+  var bundles = (form.getAttribute("data-bundles") || "").split(" ").filter(Boolean).map(function (b) {
+    return new URL(b, location.href).pathname;
+  });
   var script = document.querySelector('script[src$="static/site.js"]');
   var root = new URL("../", script.src);
-  var pagefind = null;
-  status.textContent = "Type words and press Search.";
+  var PAGE = 20;
+  var engine = null;
+  var shown = [];  // the current search's results, and how many are on the page
+  var next = 0;
+  status.textContent = bundles.length ? "Type words and press Search." : "There are no transcripts to search.";
 
   function excerptNodes(excerpt, parent) {
     // Pagefind marks hits with <mark>; everything else is inserted as text, never as HTML.
@@ -56,33 +66,80 @@
     }, false);
   }
 
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
-    var q = document.getElementById("q").value.trim();
-    list.textContent = "";
-    if (!q) { return; }
-    status.textContent = "Searching…";
-    var load = pagefind ? Promise.resolve(pagefind) : import(new URL("pagefind/pagefind.js", root).href).then(function (pf) {
-      pagefind = pf;
-      return pf.options({ baseUrl: root.pathname }).then(function () { return pf; });
+  function load() {
+    if (engine) { return Promise.resolve(engine); }
+    var first = bundles[0];
+    return import(first + "pagefind.js").then(function (pf) {
+      return pf.options({ baseUrl: root.pathname }).then(function () {
+        return Promise.all(bundles.slice(1).map(function (b) { return pf.mergeIndex(b, { baseUrl: root.pathname }); }));
+      }).then(function () { engine = pf; return pf; });
     });
-    load.then(function (pf) { return pf.search(q); }).then(function (search) {
-      return Promise.all(search.results.slice(0, 20).map(function (r) { return r.data(); })).then(function (data) {
-        status.textContent = search.results.length + " result" + (search.results.length === 1 ? "" : "s") + " for “" + q + "”.";
-        data.forEach(function (d) {
-          var li = document.createElement("li");
-          var a = document.createElement("a");
-          a.href = d.url;
-          a.textContent = (d.meta && d.meta.title) || d.url;
-          li.appendChild(a);
-          var p = document.createElement("p");
-          excerptNodes(d.excerpt || "", p);
-          li.appendChild(p);
-          list.appendChild(li);
-        });
+  }
+
+  function describe(d) {
+    var m = d.meta || {};
+    return [m.benchmark, m.entrant, m.attempt].filter(Boolean).join(" · ");
+  }
+
+  function showMore() {
+    var batch = shown.slice(next, next + PAGE);
+    next += batch.length;
+    more.hidden = true;
+    return Promise.all(batch.map(function (r) { return r.data(); })).then(function (data) {
+      data.forEach(function (d) {
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = d.url;
+        a.textContent = (d.meta && d.meta.item) || (d.meta && d.meta.title) || d.url;
+        li.appendChild(a);
+        var where = document.createElement("p");
+        where.className = "result-meta";
+        where.textContent = describe(d);
+        li.appendChild(where);
+        var p = document.createElement("p");
+        excerptNodes(d.excerpt || "", p);
+        li.appendChild(p);
+        list.appendChild(li);
       });
+      status.textContent = shown.length + " result" + (shown.length === 1 ? "" : "s") + " for “" + input.value.trim() + "”" +
+        (select.value ? " in " + select.value : "") + (shown.length > next ? "; showing the first " + next + "." : ".");
+      more.hidden = next >= shown.length;
+    });
+  }
+
+  function run(push) {
+    var q = input.value.trim();
+    list.textContent = "";
+    shown = []; next = 0; more.hidden = true;
+    if (push) {
+      var url = new URL(location.href);
+      url.search = "";
+      if (q) { url.searchParams.set("q", q); }
+      if (select.value) { url.searchParams.set("benchmark", select.value); }
+      history.replaceState(null, "", url.href);
+    }
+    if (!q || !bundles.length) { return; }
+    status.textContent = "Searching…";
+    var options = select.value ? { filters: { benchmark: select.value } } : {};
+    load().then(function (pf) { return pf.search(q, options); }).then(function (search) {
+      shown = search.results;
+      if (!shown.length) {
+        status.textContent = "No results for “" + q + "”" + (select.value ? " in " + select.value : "") + ".";
+        return;
+      }
+      return showMore();
     }).catch(function () {
       status.textContent = "Search is unavailable here (the index is built with the site). Browse the Transcripts pages instead.";
     });
-  });
+  }
+
+  form.addEventListener("submit", function (event) { event.preventDefault(); run(true); });
+  more.addEventListener("click", function () { showMore(); });
+  var params = new URLSearchParams(location.search);
+  if (params.get("q")) {
+    input.value = params.get("q");
+    var wanted = params.get("benchmark") || "";
+    if (Array.prototype.some.call(select.options, function (o) { return o.value === wanted; })) { select.value = wanted; }
+    run(false);
+  }
 })();

@@ -1,0 +1,214 @@
+"""Rebuilds that redo only what changed.
+
+A build records its keys in a folder beside its output (`.<out>.cache/`, never inside the output, so none of it is
+published). A key is a SHA-256 over what something is made from:
+
+- the build key covers the code and templates, the build options and every input file (content and runs). When it
+  is unchanged and the output folder is as the last build left it, the build returns at once. As in git's index, a
+  file whose size, modification time and inode are those recorded keeps its recorded digest, so an unchanged
+  release is checked without reading it (`--fresh` reads and renders everything);
+- a transcript page's key (and its JSON download's) covers the code, the options, every content file, the version's
+  judge pages, the files of the transcript's run and of every run of its entrant, and the page's neighbours. A page
+  whose key is unchanged is hard-linked from the previous output, after its bytes are checked against the previous
+  publish manifest; every other page is rendered. Any change to code, templates or content renders everything.
+
+Pages drawn from every run of a version (leaderboard, breakdown, items, entrants) are always rendered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import GENERATOR
+from ..release import Release
+
+STATE_FORMAT = 2
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _hash(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _stat(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> dict[str, list[Any]]:
+    """label/relative path -> [size, mtime, inode, SHA-256] of every file below folder (bytecode caches aside).
+    A file whose size, mtime and inode are those recorded in seen keeps its recorded digest, as git's index does;
+    a build with --fresh hashes everything again."""
+    out: dict[str, list[Any]] = {}
+    seen = seen or {}
+    if folder.is_dir():
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                name = f"{label}/{path.relative_to(folder).as_posix()}"
+                stat = _stat(path)
+                before = seen.get(name)
+                same = isinstance(before, list) and before[:3] == stat
+                out[name] = [*stat, before[3] if same else hashlib.sha256(path.read_bytes()).hexdigest()]
+    return out
+
+
+def cache_folder(out: Path) -> Path:
+    out = out.resolve()
+    return out.parent / f".{out.name}.cache"
+
+
+@dataclass
+class BuildCache:
+    out: Path
+    options: dict[str, Any]
+    previous: dict[str, Any]  # what the last build into out recorded (empty when none, or with --fresh)
+    inputs: dict[str, list[Any]]  # content and run files (named as the readers name them) -> stat and digest
+    code_files: dict[str, list[Any]] = field(init=False)  # the code and templates -> stat and digest
+    code: str = field(init=False)
+    key: str = field(init=False)
+    content: dict[str, str] = field(init=False)  # content file -> digest
+    runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
+    known: dict[str, str] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
+
+    def __post_init__(self) -> None:
+        seen = self.previous.get("code", {})
+        code = {**_digests(ROOT / "site_src", "site_src", seen), **_digests(ROOT / "templates", "templates", seen)}
+        self.code_files = code
+        self.code = _hash(GENERATOR, {k: v[3] for k, v in code.items()})
+        self.content = {k: v[3] for k, v in self.inputs.items() if k.startswith("content/")}
+        self.runs = {k: v[3] for k, v in self.inputs.items() if not k.startswith("content/")}
+        self.key = _hash(STATE_FORMAT, self.code, self.options, self.content, self.runs)
+
+    @classmethod
+    def open(
+        cls, out: Path, content_dir: Path, run_roots: Iterable[Path], options: dict[str, Any], fresh: bool = False
+    ) -> BuildCache:
+        """The keys of a build into out; with fresh=True, as if no build had been made there before."""
+        out = out.resolve()
+        previous: dict[str, Any] = {}
+        if not fresh:
+            try:
+                previous = json.loads((cache_folder(out) / "state.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                previous = {}
+            if not isinstance(previous, dict) or previous.get("format") != STATE_FORMAT:
+                previous = {}
+        seen = previous.get("inputs", {})
+        inputs = _digests(content_dir, "content", seen)
+        for root in run_roots:
+            inputs |= _digests(root, root.name or str(root), seen)
+        return cls(out, options, previous, inputs)
+
+    def _outputs(self) -> dict[str, list[int]]:
+        return {p.relative_to(self.out).as_posix(): _stat(p) for p in sorted(self.out.rglob("*")) if p.is_file()}
+
+    def up_to_date(self) -> bool:
+        """The last build into out had these very inputs, and out holds what it wrote: every file with the size,
+        mtime and inode recorded then (a file edited or added by hand since makes the build run)."""
+        if self.previous.get("build_key") != self.key or not self.out.is_dir():
+            return False
+        return self._outputs() == self.previous.get("outputs")
+
+    def page_keys(self, release: Release) -> dict[str, str]:
+        """URL -> key of every transcript page and transcript download."""
+        base = _hash(self.code, self.options, self.content)
+        run_of = {run.path: (view.key, run_id) for view in release.views for run_id, run in view.runs.items()}
+        files: dict[tuple[tuple[str, str], str], list[tuple[str, str]]] = {}
+        for name, digest in self.runs.items():
+            folder = name.rsplit("/", 1)[0]
+            while folder and folder not in run_of:  # the run directory holding this file, if any
+                folder = folder.rpartition("/")[0]
+            if folder:
+                files.setdefault(run_of[folder], []).append((name, digest))
+        keys = {}
+        for view in release.views:
+            b, v = view.bench.id, view.version.id
+            version = _hash(base, b, v, bool(view.judge_reports))
+            run_key = {run_id: _hash(files.get((view.key, run_id), [])) for run_id in view.runs}
+            by_entrant: dict[str, list[str]] = {}
+            for run_id, run in view.runs.items():
+                for e in run.entrants:
+                    by_entrant.setdefault(e.id, []).append(run_key[run_id])
+            for tid, t in view.transcripts.items():
+                key = _hash(
+                    version, tid, run_key[t.run_id], sorted(by_entrant.get(t.entrant_id, [])), view.neighbours.get(tid)
+                )
+                keys[f"/{b}/{v}/t/{tid}/"] = key
+                keys[f"/{b}/{v}/data/t/{tid}.json"] = key
+        return keys
+
+    def _previous_manifest(self) -> dict[str, Any]:
+        try:
+            files = json.loads((self.out / "publish-manifest.json").read_text(encoding="utf-8"))["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
+        return files if isinstance(files, dict) else {}
+
+    def _check(self, rels: list[str], manifest: dict[str, Any]) -> bool:
+        """Each file is in the previous output with the bytes its manifest lists; noted in known when so."""
+        sums = {}
+        for rel in rels:
+            old = self.out / rel
+            if rel not in manifest or not old.is_file() or old.is_symlink():
+                return False
+            sums[rel] = hashlib.sha256(old.read_bytes()).hexdigest()
+            if sums[rel] != manifest[rel].get("sha256"):
+                return False
+        self.known |= sums
+        return True
+
+    def reusable(self, keys: dict[str, str]) -> dict[str, Path]:
+        """URL -> file of the previous output holding exactly the bytes this build would write for it."""
+        pages, manifest = self.previous.get("pages", {}), self._previous_manifest()
+        out = {}
+        for url, key in keys.items():
+            rel = url[1:] + "index.html" if url.endswith("/") else url[1:]
+            if pages.get(url) == key and self._check([rel], manifest):
+                out[url] = self.out / rel
+        return out
+
+    @staticmethod
+    def bundle_keys(bundles: dict[str, list[str]], keys: dict[str, str]) -> dict[str, str]:
+        """A search bundle's key: the keys of the pages it indexes."""
+        return {
+            name: _hash([keys.get("/" + p.removesuffix("index.html")) for p in pages])
+            for name, pages in bundles.items()
+        }
+
+    def reusable_bundles(self, bundle_keys: dict[str, str]) -> dict[str, list[str]]:
+        """Bundle folder -> its files (site paths) in the previous output, for every bundle whose key is unchanged."""
+        previous, manifest = self.previous.get("bundles", {}), self._previous_manifest()
+        by_bundle: dict[str, list[str]] = {}
+        for rel in manifest:
+            parts = rel.split("/")
+            name = "/".join(parts[:4])  # bench/version/search/run_id
+            if len(parts) > 4 and parts[2] == "search" and name in bundle_keys:
+                by_bundle.setdefault(name, []).append(rel)
+        return {
+            name: files
+            for name, files in by_bundle.items()
+            if previous.get(name) == bundle_keys[name] and self._check(files, manifest)
+        }
+
+    def save(self, keys: dict[str, str], bundle_keys: dict[str, str]) -> None:
+        """Record this build's keys, once its output is in place."""
+        state = {
+            "format": STATE_FORMAT,
+            "build_key": self.key,
+            "code": self.code_files,
+            "inputs": self.inputs,
+            "outputs": self._outputs(),
+            "pages": keys,
+            "bundles": bundle_keys,
+        }
+        folder = cache_folder(self.out)
+        folder.mkdir(exist_ok=True)
+        tmp = folder / f"state.json.{os.getpid()}"
+        tmp.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
+        tmp.replace(folder / "state.json")

@@ -1,0 +1,77 @@
+"""The search index: one Pagefind bundle per run, at /<benchmark>/<version>/search/<run_id>/, merged in the
+reader's browser (Pagefind's mergeIndex) by the search page, which lists every bundle.
+
+One bundle per run rather than one for the site keeps Pagefind's memory bounded by the largest run instead of
+growing with the release (one index over 10,000 transcript pages takes over 1 GB), lets a rebuild re-index only
+the runs that changed, and lets a release built in shards keep each shard's bundles as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ..release import Release
+
+# the reader's search page loads Pagefind's engine and index only; its ready-made interfaces are not published
+UNUSED = (
+    "pagefind-ui.js",
+    "pagefind-ui.css",
+    "pagefind-component-ui.js",
+    "pagefind-component-ui.css",
+    "pagefind-modular-ui.js",
+    "pagefind-modular-ui.css",
+    "pagefind-highlight.js",
+)
+
+
+def bundle_dir(bench: str, version: str, run_id: str) -> str:
+    return f"{bench}/{version}/search/{run_id}"
+
+
+def bundles(release: Release) -> dict[str, list[str]]:
+    """Bundle folder -> the transcript pages it indexes (paths in the site), for every run with transcripts."""
+    out: dict[str, list[str]] = {}
+    for view in release.views:
+        b, v = view.bench.id, view.version.id
+        for tid, t in view.transcripts.items():
+            out.setdefault(bundle_dir(b, v, t.run_id), []).append(f"{b}/{v}/t/{tid}/index.html")
+    return {name: sorted(pages) for name, pages in sorted(out.items())}
+
+
+def index_bundle(site: Path, name: str, pages: list[str]) -> None:
+    """Index pages into site/name: Pagefind reads a mirror holding only those pages (hard links, at the same
+    paths, so result URLs are the site's own)."""
+    with tempfile.TemporaryDirectory(prefix=".search-", dir=site.parent) as mirror:
+        for page in pages:
+            target = Path(mirror) / page
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(site / page, target)
+        result = subprocess.run(
+            [sys.executable, "-m", "pagefind_bin", "--site", mirror, "--output-path", str(site / name), "--silent"],
+            capture_output=True,
+            text=True,
+        )
+    if result.returncode != 0:
+        raise RuntimeError(f"search indexing of {name} failed: {result.stderr.strip() or result.stdout.strip()}")
+    for unused in UNUSED:
+        (site / name / unused).unlink(missing_ok=True)
+
+
+def index_for_search(site: Path, todo: dict[str, list[str]], jobs: int | None = None) -> None:
+    """Build each bundle in todo, several at once."""
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        for future in [pool.submit(index_bundle, site, name, pages) for name, pages in todo.items()]:
+            future.result()
+
+
+def link_bundle(previous: Path, site: Path, files: list[str]) -> None:
+    """Reuse a bundle the previous build wrote (files are site paths below name/)."""
+    for rel in files:
+        target = site / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(previous / rel, target)
