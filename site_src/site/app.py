@@ -138,6 +138,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             entrant=view.entrants[entrant_id],
             runs=runs,
             rows=view.rows_for(entrant_id),
+            profile=entrant_profile(view, entrant_id),
             transcripts=view.by_entrant.get(entrant_id, []),
             diagnostics=view.diagnostics[entrant_id],
         )
@@ -303,6 +304,34 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         return not_found(), 404
 
     return app
+
+
+def entrant_profile(view: VersionView, entrant_id: str) -> list[dict[str, Any]]:
+    """Per breakdown column: this entrant's figure per row, its position among complete rows (where the benchmark
+    ranks), and the lowest and highest figures of complete rows, each as the system writes it."""
+    mine = view.rows_for(entrant_id)
+    complete = [r for r in view.rows if r.complete]
+    out = []
+    for key, title in view.scored.leaderboard.columns:
+        field = sorted(
+            ((r.cells[key].value, r) for r in complete if key in r.cells and r.cells[key].value is not None),
+            key=lambda pair: pair[0],
+        )
+        entries = []
+        for row in mine:
+            cell = row.cells.get(key)
+            if cell is None:
+                continue
+            position = None
+            if view.scored.leaderboard.ranked and row.complete and cell.value is not None and field:
+                position = 1 + sum(1 for value, _ in field if value > cell.value)
+            entries.append({"row": row, "text": view.cell_text(key, cell), "position": position})
+        if not entries:
+            continue
+        low = (field[0][1], view.cell_text(key, field[0][1].cells[key])) if field else None
+        high = (field[-1][1], view.cell_text(key, field[-1][1].cells[key])) if field else None
+        out.append({"title": title, "entries": entries, "of": len(field), "low": low, "high": high})
+    return out
 
 
 def transcript_context(view: VersionView, tid: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 
 from ...release import VersionView
-from ...site.charts import Chart, base_chart, colour_scale
+from ...site.charts import Chart, base_chart, colour_scale, grid_chart
 
 
 def charts(view: VersionView) -> list[Chart]:
@@ -13,31 +13,29 @@ def charts(view: VersionView) -> list[Chart]:
 
 
 def _rubric_categories(view: VersionView) -> Chart:
-    rows = []
+    label = {r.run_ids[0]: r.label for r in view.rows if r.run_ids}
+    categories = view.version.definition.categories
+    data = []
     for run_id, cells in view.scored.tables["category_means"].items():
-        entrant = view.entrants[view.runs[run_id].entrants[0].id].label
-        for cat, cell in cells.items():
-            if cell.value is not None:
-                rows.append({"entrant": entrant, "category": cat, "mean_score": round(cell.value, 2)})
-    chart = (
-        base_chart(rows)
-        .mark_bar()
-        .encode(
-            x=alt.X("category:N", title=None, sort=view.version.definition.categories, axis=alt.Axis(labelAngle=-30)),
-            xOffset="entrant:N",
-            y=alt.Y("mean_score:Q", title="Mean category score (0–100)", scale=alt.Scale(domain=[0, 100])),
-            color=colour_scale(view),
-            tooltip=["entrant:N", "category:N", "mean_score:Q"],
-        )
-        .properties(width=520, height=240)
-    )
+        for cat in categories:
+            cell = cells.get(cat)
+            value = None if cell is None or cell.value is None else round(cell.value, 2)
+            data.append(
+                {
+                    "entrant": label.get(run_id, run_id),
+                    "column": cat,
+                    "value": value,
+                    "text": "no score" if value is None else f"{value:.0f}",
+                }
+            )
     return Chart(
         "dimensions",
         "Category scores per entrant",
-        "Bar chart of each entrant's mean score per rubric category, taken from each finished task's "
-        "deciding iteration.",
-        rows,
-        chart.to_dict(),
+        "A grid with one row per entrant and one column per rubric category: each cell gives the mean category "
+        "score (0–100) over the finished tasks' deciding iterations, shaded by score; a category without one says "
+        "so.",
+        data,
+        grid_chart(view, data, categories, 100).to_dict(),
     )
 
 
@@ -52,19 +50,29 @@ def _rubric_iterations(view: VersionView) -> Chart:
         {"entrant": e, "iteration": k, "mean_global_score": round(sum(v) / len(v), 2), "tasks": len(v)}
         for (e, k), v in sorted(acc.items())
     ]
+    last = {r["entrant"]: r["iteration"] for r in rows}
+    for r in rows:  # each line is labelled at its end, so colour never has to name the entrant alone
+        r["end_label"] = r["entrant"] if last[r["entrant"]] == r["iteration"] else ""
     threshold = view.version.definition.threshold
+    x = alt.X("iteration:O", title="Iteration", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("mean_global_score:Q", title="Mean global score", scale=alt.Scale(domain=[50, 100]))
     lines = (
         base_chart(rows)
         .mark_line(point=True)
         .encode(
-            x=alt.X("iteration:O", title="Iteration", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("mean_global_score:Q", title="Mean global score", scale=alt.Scale(domain=[50, 100])),
-            color=colour_scale(view),
-            tooltip=["entrant:N", "iteration:O", "mean_global_score:Q", "tasks:Q"],
+            x=x, y=y, color=colour_scale(view), tooltip=["entrant:N", "iteration:O", "mean_global_score:Q", "tasks:Q"]
         )
     )
-    rule = alt.Chart(alt.Data(values=[{"threshold": threshold}])).mark_rule(strokeDash=[4, 4]).encode(y="threshold:Q")
-    chart = alt.layer(lines, rule).properties(width=420, height=240)
+    names = (
+        base_chart(rows)
+        .transform_filter("datum.end_label != ''")
+        .mark_text(align="left", dx=8)
+        .encode(x=x, y=y, text="end_label:N")
+    )
+    marker = alt.Chart(alt.Data(values=[{"threshold": threshold, "text": f"pass threshold {threshold}"}]))
+    rule = marker.mark_rule(strokeDash=[4, 4]).encode(y="threshold:Q")
+    rule_label = marker.mark_text(align="left", x=4, dy=-7).encode(y="threshold:Q", text="text:N")
+    chart = alt.layer(lines, names, rule, rule_label).properties(width=420, height=240)
     return Chart(
         "distribution",
         "Global score by iteration",

@@ -7,6 +7,8 @@ import altair as alt
 from ...release import VersionView
 from ...site.charts import Chart
 
+OWN_OVERALL = True  # the win-rate chart below is this system's overall chart (with the source's own errors)
+
 
 def charts(view: VersionView) -> list[Chart]:
     rows = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 
 from ...release import VersionView
-from ...site.charts import Chart, base_chart, colour_scale
+from ...site.charts import Chart, base_chart, grid_chart, row_order
 
 
 def charts(view: VersionView) -> list[Chart]:
@@ -13,45 +13,32 @@ def charts(view: VersionView) -> list[Chart]:
 
 
 def _pack_categories(view: VersionView) -> Chart:
-    rows = []
     d = view.version.definition
     titles = dict(d.categories)
     per_category = d.cases_per_category
-    for row in view.rows:
+    data = []
+    for row in view.rows:  # one row per run directory (and attempt): repeated runs stay apart
         for cat, cell in row.cells.items():
-            rows.append(
+            ungraded = (cell.of or per_category) - (cell.graded if cell.graded is not None else per_category)
+            text = [f"{cell.n}/{cell.of or per_category}"] + ([f"{ungraded} ungraded"] if cell.value is None else [])
+            data.append(
                 {
-                    "entrant": view.entrants[row.entrant_id].label,
-                    "run": row.key,
-                    "category": titles[cat],
+                    "entrant": row.label,
+                    "column": titles[cat],
+                    "value": cell.n if cell.value is not None else None,
+                    "text": text,
                     "passes": cell.n,
                     f"all_{per_category}_graded": cell.value is not None,
                 }
             )
-    chart = (
-        base_chart(rows)
-        .mark_bar()
-        .encode(
-            x=alt.X("category:N", title=None, sort=list(titles.values())),
-            xOffset="run:N",
-            y=alt.Y(
-                "passes:Q",
-                title=f"Passing cases (of {per_category})",
-                scale=alt.Scale(domain=[0, per_category]),
-                axis=alt.Axis(tickCount=min(per_category, 10)),
-            ),
-            color=colour_scale(view),
-            tooltip=["run:N", "category:N", "passes:Q"],
-        )
-        .properties(width=560, height=200)
-    )
     return Chart(
         "dimensions",
         "Passing cases per category and run",
-        f"Bar chart of passing cases out of {per_category} per category, one bar per run directory; a category with "
-        "ungraded cases shows only the passes observed.",
-        rows,
-        chart.to_dict(),
+        f"A grid with one row per run directory and one column per category: each cell gives the passing cases out "
+        f"of {per_category}, shaded by passes; a category with ungraded cases is grey and says how many are "
+        "ungraded, never counted as failures.",
+        data,
+        grid_chart(view, data, list(titles.values()), per_category).to_dict(),
     )
 
 
@@ -66,12 +53,12 @@ def _pack_outcomes(view: VersionView) -> Chart:
             outcome = view.scored.transcripts[t.id].outcome
             counts[outcome] = counts.get(outcome, 0) + 1
         for outcome in ("pass", "fail", "needs_review", "ungraded"):
-            rows.append({"run": row.key, "outcome": outcome, "cases": counts.get(outcome, 0)})
+            rows.append({"run": row.label, "outcome": outcome, "cases": counts.get(outcome, 0)})
     chart = (
         base_chart(rows)
         .mark_bar()
         .encode(
-            y=alt.Y("run:N", title=None),
+            y=alt.Y("run:N", title=None, sort=row_order(view)),
             x=alt.X("cases:Q", title=f"Cases (of {cases})", scale=alt.Scale(domain=[0, cases])),
             color=alt.Color(
                 "outcome:N",
