@@ -70,6 +70,13 @@ class VersionView:
     def cell_text(self, key: str, cell: Cell) -> str:
         return system_part(self.bench.system, "display").cell_text(key, cell, self.version)
 
+    def category_title(self, category: str) -> str:
+        """A category as readers read it: the definition's title where it gives one, else the id in words."""
+        titles = getattr(self.version.definition, "categories", None)
+        if isinstance(titles, list) and titles and isinstance(titles[0], (tuple, list)):
+            return dict(titles).get(category, category.replace("_", " "))
+        return category.replace("_", " ")
+
     def rows_for(self, entrant_id: str) -> list[Row]:
         return [r for r in self.rows if r.entrant_id == entrant_id]
 

@@ -10,6 +10,11 @@ def pct(n: int | float, d: int | float) -> str:
     return f"{round(100 * n / d)}%" if d else "–"
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """ "1 case", "2 cases": a count with its noun in the right number."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 def count_pct(n: int, d: int) -> str:
     """Counts always beside the percentage: "7 / 24 · 29%"."""
     return f"{n} / {d} · {pct(n, d)}"

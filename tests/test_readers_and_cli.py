@@ -189,7 +189,7 @@ def test_scores_prints_counts_coverage_and_discrepancies():
     out = result.stdout
     assert "DEMO DATA (invented, not real model results)" in out
     assert "score: 21 / 24 · 88%" in out
-    assert "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 cases under review" in out
+    assert "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 case under review" in out
     assert "global_score: stored 88, recomputed 87" in out
     assert "entrant alpha, overall: stored 71.3, recomputed" in out
     assert "coverage: 11 of 12 collected; 1 errored; 3 of 24 judgments missing" in out

@@ -50,7 +50,7 @@ def test_seed000_partial_result_uses_the_rubric_coverage_statement(demo):
     b = row(scored, "demo-model-b-run1")
     assert score_text(b, version) == coverage_statement(12, 20, 22, 24, 1)
     assert score_text(b, version) == (
-        "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 cases under review"
+        "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 case under review"
     )
 
 

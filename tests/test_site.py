@@ -86,7 +86,7 @@ def test_leaderboard_never_ranks_or_fully_scores_an_incomplete_entrant(client):
 def test_leaderboard_shows_counts_coverage_flags_and_discrepancies(client):
     page = html(client, "/uzbek-pack/0.1.0/")
     assert "21 / 24 · 88%" in page
-    assert "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 cases under review" in page
+    assert "12 passes / 20 graded completed cases; 22 of 24 responses collected; 1 case under review" in page
     assert "1 missing; 1 errored; 1 ungraded; 1 under review" in page
     b = next(r for r in page.split("<tr") if "demo-model-b-run1" in r)
     assert "Russian fragments to Uzbek: 1 errored" in b and "Protected names and literals: 1 under review" in b
@@ -306,3 +306,66 @@ def test_build_ends_with_totals_per_phase_and_quiet_prints_nothing(tmp_path):
     )
     assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
     assert (tmp_path / "b/index.html").is_file()
+
+
+# ---- reading the results: who leads, how sure, and where each item stands
+def test_home_page_names_each_benchmarks_leaders_with_intervals_and_separation(client):
+    page = html(client, "/")
+    assert "Leaders in version v1-pilot" in page
+    alpha = page.index("Demo Entrant Alpha")
+    assert "95% interval [59.8, 63.8]" in page[alpha : alpha + 600]
+    assert "not separated from Demo Entrant Beta" in page[alpha : alpha + 900]
+    assert "Top of the listing (not ranked) in version 0.1.0" in page  # the pack makes no ranking claims
+    assert "Demo Entrant Gamma" not in page  # incomplete: never shown as a leader
+
+
+def test_overall_chart_is_sorted_by_rank_and_never_draws_a_missing_score_as_zero(demo):
+    from site_src.site.charts import charts_for
+
+    view = build_release(demo).view("tuckerbench", "v1-pilot")
+    chart = charts_for(view)[0]
+    assert chart.name == "overall"
+    by_label = {r["entrant"]: r for r in chart.rows}
+    assert by_label["Demo Entrant Gamma"]["score"] is None
+    assert by_label["Demo Entrant Gamma"]["note"] == "incomplete: no full score"
+    assert by_label["Demo Entrant Alpha"]["interval_low"] < by_label["Demo Entrant Alpha"]["score"]
+    sort = chart.spec["layer"][0]["encoding"]["y"]["sort"]
+    assert sort == ["Demo Entrant Alpha", "Demo Entrant Beta", "Demo Entrant Delta", "Demo Entrant Gamma"]
+    assert chart.spec["config"]["axis"]["labelFontSize"] >= 11
+
+
+def test_entrant_page_shows_rank_profile_and_flag_details(client):
+    page = html(client, "/tuckerbench/v1-pilot/entrants/alpha/")
+    assert "Rank 1</span> of 3 ranked" in page
+    assert "rank interval 1–2; not separated from Demo Entrant Beta" in page
+    assert "<h2>Profile</h2>" in page and "Fidelity (40%)" in page
+    assert "stored overall 71.3 differs from the recomputed 62.0" in page  # the flag's detail, in words
+    gamma = html(client, "/tuckerbench/v1-pilot/entrants/gamma/")
+    assert "Not ranked</span> (incomplete rows are never ranked)" in gamma
+
+
+def test_items_page_gives_each_items_result_and_judge_gap_from_the_transcripts(demo, client):
+    release = build_release(demo)
+    view = release.view("uzbek-pack", "0.1.0")
+    page = html(client, "/uzbek-pack/0.1.0/items/")
+    for item in view.version.items[:5]:
+        states = [view.summaries[t.id].state for t in view.by_item[item.id]]
+        passes, graded = states.count("pass"), states.count("pass") + states.count("fail")
+        row = page[page.index(f">{item.title}</a>") :][:700]
+        assert f"{passes} / {graded} pass" in row
+    tucker = html(client, "/tuckerbench/v1-pilot/items/")
+    assert "Judge gap" in tucker and "largest" in tucker
+    item = html(client, "/tuckerbench/v1-pilot/items/s3-bug-correction/")
+    assert "Demo Judge K: " in item and "Demo Judge Q: " in item and "gap " in item  # per-judge scores on each card
+
+
+def test_transcripts_download_lists_every_transcript_for_whole_list_filtering(demo, client):
+    view = build_release(demo).view("uzbek-pack", "0.1.0")
+    data = json.loads(html(client, "/uzbek-pack/0.1.0/data/transcripts.json"))
+    assert {r["id"] for r in data["transcripts"]} == set(view.transcripts)
+    assert all(r["path"].startswith("uzbek-pack/0.1.0/t/") for r in data["transcripts"])
+
+
+def test_counts_read_in_the_singular_when_there_is_one(client):
+    item = html(client, "/tuckerbench/v1-pilot/items/s3-bug-correction/")
+    assert "1 response without a result" in item and "1 responses" not in item

@@ -146,7 +146,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     @app.route("/<bench>/<version>/items/")
     def items(bench: str, version: str) -> str:
         view = view_or_404(bench, version)
-        return page("items.html", view=view)
+        return page("items.html", view=view, analysis=item_analysis(view))
 
     @app.route("/<bench>/<version>/items/<item_id>/", defaults={"number": 1})
     @app.route("/<bench>/<version>/items/<item_id>/page/<int:number>/")
@@ -162,6 +162,8 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             "item.html",
             view=view,
             item=view.version.item(item_id),
+            analysis=item_analysis(view, [item_id])[item_id],
+            judge_labels={j.id: j.label for r in view.runs.values() for j in r.judges},
             transcripts=cards,
             total=len(ordered),
             number=number,
@@ -227,6 +229,10 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         if not view.judge_reports:
             abort(404)
         return Response(downloads.judges_json(view), mimetype="application/json")
+
+    @app.route("/<bench>/<version>/data/transcripts.json")
+    def transcripts_json(bench: str, version: str) -> Response:
+        return Response(downloads.transcripts_list_json(view_or_404(bench, version)), mimetype="application/json")
 
     @app.route("/<bench>/<version>/data/t/<tid>.json")
     def transcript_json(bench: str, version: str, tid: str) -> Response:
@@ -304,6 +310,36 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         return not_found(), 404
 
     return app
+
+
+def item_analysis(view: VersionView, item_ids: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Per item: how its responses fared (passes of those graded, or the mean score of those scored, with counts),
+    how many have no result yet, and how far the judges' scores of one response lie apart on average."""
+    out = {}
+    for item_id in item_ids if item_ids is not None else [i.id for i in view.version.items]:
+        summaries = [view.summaries[t.id] for t in view.by_item.get(item_id, [])]
+        passes = sum(1 for s in summaries if s.state == "pass")
+        graded = passes + sum(1 for s in summaries if s.state == "fail")
+        values = [s.value for s in summaries if s.state not in ("pass", "fail") and s.value is not None]
+        gaps = []
+        for t in view.by_item.get(item_id, []):
+            by_judge = getattr(view.scored.transcripts.get(t.id), "by_judge", None) or {}
+            scored = [v for v in by_judge.values() if v is not None]
+            if len(scored) >= 2 and len(scored) == len(by_judge):
+                gaps.append(max(scored) - min(scored))
+        out[item_id] = {
+            "responses": len(summaries),
+            "passes": passes,
+            "graded": graded,
+            "pass_rate": passes / graded if graded else None,
+            "mean": sum(values) / len(values) if values else None,
+            "scored": len(values),
+            "unresolved": len(summaries) - graded - len(values),
+            "gap": sum(gaps) / len(gaps) if gaps else None,
+            "gap_n": len(gaps),
+            "largest_gap": max(gaps, default=None),
+        }
+    return out
 
 
 def entrant_profile(view: VersionView, entrant_id: str) -> list[dict[str, Any]]:

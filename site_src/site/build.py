@@ -159,6 +159,7 @@ def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
         "limitations",
         "leaderboard_json",
         "leaderboard_csv",
+        "transcripts_json",
     ):
         yield endpoint, {"bench": b, "version": v}
     for endpoint in ("judges", "calibration"):

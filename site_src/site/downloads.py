@@ -111,6 +111,29 @@ def leaderboard_csv(view: VersionView) -> str:
     return write_csv(header, rows)
 
 
+def transcripts_list_json(view: VersionView) -> str:
+    """Every transcript of a version in one list (what the Transcripts pages show, page by page), so the list can
+    be filtered and sorted as a whole. Paths are relative to the site root."""
+    rows = []
+    for t in view.transcripts.values():
+        summary = view.summaries[t.id]
+        rows.append(
+            {
+                "id": t.id,
+                "path": f"{view.bench.id}/{view.version.id}/t/{t.id}/",
+                "entrant": view.entrants[t.entrant_id].label,
+                "item": view.version.item(t.item_id).title,
+                "item_id": t.item_id,
+                "run": t.run_id,
+                "attempt": t.attempt,
+                "result": summary.text,
+                "state": summary.state,
+                "value": summary.value,
+            }
+        )
+    return dumps_canonical({"benchmark": view.bench.id, "version": view.version.id, "transcripts": rows})
+
+
 def transcript_json(view: VersionView, tid: str) -> str:
     t = view.transcripts[tid]
     result = view.scored.transcripts.get(tid)

@@ -34,6 +34,87 @@
     });
   });
 
+  // ---- whole-list filtering and sorting of a paginated list, from its JSON download (every page's rows)
+  (function () {
+    var form = document.querySelector("form[data-list-filter]");
+    if (!form) { return; }
+    var table = document.querySelector("table[data-list-table]");
+    var status = document.querySelector("[data-list-status]");
+    var pager = document.querySelector("[data-list-pager]");
+    var root = new URL("../", document.querySelector('script[src$="static/site.js"]').src);
+    var original = table.tBodies[0].cloneNode(true);
+    var rows = null;
+    var SHOW = 500;
+    form.hidden = false;
+    function score(r) {
+      if (r.value !== null && r.value !== undefined) { return r.value; }
+      return r.state === "pass" ? 1 : r.state === "fail" ? 0 : -Infinity;  // no result sorts last, never as zero
+    }
+    function cell(tr, tag, text, cls) {
+      var c = document.createElement(tag);
+      if (tag === "th") { c.scope = "row"; }
+      if (cls) { c.className = cls; }
+      if (text !== null) { c.textContent = text; }
+      tr.appendChild(c);
+      return c;
+    }
+    function render() {
+      var f = new FormData(form);
+      var entrant = f.get("entrant"), item = f.get("item"), state = f.get("state"), sort = f.get("sort");
+      if (!entrant && !item && !state && !sort) {
+        table.replaceChild(original.cloneNode(true), table.tBodies[0]);
+        pager.hidden = false;
+        status.textContent = "";
+        return;
+      }
+      var picked = rows.filter(function (r) {
+        return (!entrant || r.entrant === entrant) && (!item || r.item_id === item) && (!state || r.state === state);
+      });
+      var by = {
+        best: function (a, b) { return score(b) - score(a); },
+        worst: function (a, b) {
+          var x = score(a), y = score(b);
+          if (x === -Infinity) { return y === -Infinity ? 0 : 1; }
+          if (y === -Infinity) { return -1; }
+          return x - y;
+        },
+        entrant: function (a, b) { return a.entrant.localeCompare(b.entrant) || a.item.localeCompare(b.item) || a.attempt - b.attempt; },
+        item: function (a, b) { return a.item.localeCompare(b.item) || a.entrant.localeCompare(b.entrant) || a.attempt - b.attempt; }
+      }[sort];
+      if (by) { picked.sort(by); }
+      var body = document.createElement("tbody");
+      picked.slice(0, SHOW).forEach(function (r) {
+        var tr = document.createElement("tr");
+        cell(tr, "td", r.entrant);
+        var th = cell(tr, "th", null);
+        var a = document.createElement("a");
+        a.href = new URL(r.path, root).pathname;
+        a.textContent = r.item;
+        th.appendChild(a);
+        cell(tr, "td", r.run);
+        cell(tr, "td", String(r.attempt), "num");
+        var td = cell(tr, "td", null);
+        var badge = document.createElement("span");
+        badge.className = "badge badge-" + r.state;
+        badge.textContent = r.result;
+        td.appendChild(badge);
+        body.appendChild(tr);
+      });
+      table.replaceChild(body, table.tBodies[0]);
+      pager.hidden = true;
+      status.textContent = picked.length + " of " + rows.length + " transcripts match, from every page" +
+        (picked.length > SHOW ? "; the first " + SHOW + " are shown (narrow the filter to see the rest)." : ".");
+    }
+    form.addEventListener("change", function () {
+      if (rows) { render(); return; }
+      status.textContent = "Loading the whole list…";
+      fetch(form.getAttribute("data-src")).then(function (r) { return r.json(); }).then(function (data) {
+        rows = data.transcripts;
+        render();
+      }).catch(function () { status.textContent = "The whole list could not be loaded; the pages below still work."; });
+    });
+  })();
+
   // ---- search with the static Pagefind indexes (one bundle per run, merged here); results are built from text
   // nodes only. The query and the benchmark filter live in the URL (?q=…&benchmark=…), so a search can be shared.
   var form = document.querySelector("form[data-search]");

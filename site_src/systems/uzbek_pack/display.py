@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import BenchmarkVersion, Transcript
-from ...results import Cell, Row, Summary, count_pct
+from ...results import Cell, Row, Summary, count_pct, plural
 
 
 def score_text(row: Row, version: BenchmarkVersion) -> str:
@@ -23,10 +23,10 @@ def cell_text(key: str, cell: Cell, version: BenchmarkVersion) -> str:
 
 
 def coverage_statement(passes: int, graded: int, collected: int, expected: int, review: int) -> str:
-    """The rubric's own wording for a partial result, with the observed values."""
+    """The rubric's own wording for a partial result, with the observed values (nouns in the right number)."""
     return (
-        f"{passes} passes / {graded} graded completed cases; {collected} of {expected} responses collected; "
-        f"{review} cases under review"
+        f"{plural(passes, 'pass', 'passes')} / {plural(graded, 'graded completed case')}; {collected} of {expected} "
+        f"responses collected; {plural(review, 'case')} under review"
     )
 
 
