@@ -19,7 +19,7 @@ from .readers.project import Project, load_project
 from .report import text_report
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ("build", "check", "scores", "serve", "review-kit", "import")
+COMMANDS = ("build", "check", "scores", "serve", "review-kit", "import", "merge")
 # option dest -> (flags, argparse keywords, the commands it applies to, its default per command)
 OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     "content": (
@@ -40,17 +40,17 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     "out": (
         ("--out",),
         {"help": "output folder (default: _site; for review-kit, _review)"},
-        {"build": "_site", "review-kit": "_review"},
+        {"build": "_site", "merge": "_site", "review-kit": "_review"},
     ),
     "base_path": (
         ("--base-path",),
         {"help": "the site's path on its host, e.g. /repo/ (default: /)"},
-        {"build": "/"},
+        {"build": "/", "merge": "/"},
     ),
     "no_search": (
         ("--no-search",),
         {"action": "store_true", "help": "skip the search index"},
-        {"build": False, "serve": False},
+        {"build": False, "merge": False, "serve": False},
     ),
     "redact_secrets": (
         ("--redact-secrets",),
@@ -58,12 +58,17 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
             "action": "store_true",
             "help": "publish with each possible secret replaced by a visible marker (default: refuse to build)",
         },
-        {"build": False},
+        {"build": False, "merge": False},
     ),
     "quiet": (
         ("--quiet", "-q"),
         {"action": "store_true", "help": "no progress display and no totals; problems are still printed"},
-        {"build": False},
+        {"build": False, "merge": False},
+    ),
+    "only": (
+        ("--only",),
+        {"help": "build one shard: only the pages of BENCHMARK/VERSION (joined later with build.py merge)"},
+        {"build": None},
     ),
     "fresh": (
         ("--fresh",),
@@ -130,12 +135,15 @@ def _parser() -> argparse.ArgumentParser:
         "serve": "preview the site locally, reloaded on every change",
         "review-kit": "write the blind human review kit (never published)",
         "import": "import another tool's result files as run directories (SOURCE PATH...)",
+        "merge": "join shards built with --only into one site (SHARD...), rendering only the site-wide pages",
     }
     for command in COMMANDS:
         p = sub.add_parser(command, help=helps[command])
         add_options(p, command)
         if command in ("check", "scores"):
             p.add_argument("paths", nargs="*", help="runs folders (default: runs)")
+        if command == "merge":
+            p.add_argument("shards", nargs="+", help="shard folders, each written by build.py --only")
         if command == "import":
             p.add_argument("source", help="what the files are: " + ", ".join(sorted(importers())))
             p.add_argument("paths", nargs="+", help="the files (or, for alpaca-eval, folders) to import")
@@ -197,19 +205,21 @@ def main(argv: list[str] | None = None) -> int:
         )
     started = time.perf_counter()
     cache = None
-    if args.command == "build":
+    if args.command in ("build", "merge"):
         from .site.build import build_date
         from .site.cache import BuildCache
 
-        options = {
+        options = {  # what a page's bytes depend on besides the inputs (--only and merge change which pages, not how)
             "base_path": args.base_path,
             "search": not args.no_search,
             "redact_secrets": args.redact_secrets,
             "strict": args.strict,
             "build_date": build_date(),
         }
-        cache = BuildCache.open(Path(args.out), Path(args.content), _roots(args), options, fresh=args.fresh)
-        if cache.up_to_date():
+        fresh = args.command == "merge" or args.fresh
+        scope = "merge" if args.command == "merge" else (f"only {args.only}" if args.only else "all")
+        cache = BuildCache.open(Path(args.out), Path(args.content), _roots(args), options, fresh=fresh, scope=scope)
+        if args.command == "build" and cache.up_to_date():
             if not args.quiet:
                 print(f"{args.out} is up to date: no input, option or code changed since the last build")
             return 0
@@ -224,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         return 1 if failed else 0
     if _print_problems(project, args.strict):
-        if args.command == "build":
+        if args.command in ("build", "merge"):
             print("nothing was written", file=sys.stderr)
         return 1
     if args.command == "scores":
@@ -245,4 +255,6 @@ def main(argv: list[str] | None = None) -> int:
         quiet=args.quiet,
         read_seconds=read_seconds,
         cache=cache,
+        only=getattr(args, "only", None),
+        shards=[Path(p) for p in getattr(args, "shards", [])],
     )

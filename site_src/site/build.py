@@ -47,6 +47,8 @@ def freeze(
     quiet: bool = False,
     jobs: int | None = None,
     reuse: dict[str, Path] | None = None,
+    versions: set[str] | None = None,
+    site_pages: bool = True,
 ) -> list[str]:
     """Write every page the app answers into dest, in `jobs` worker processes (default: one per CPU).
 
@@ -55,22 +57,32 @@ def freeze(
     each asks the same app for its share of the pages through the app's test client: the preview server and the
     site cannot disagree. A page linked from another but not listed is built too, as Frozen-Flask would. A page in
     `reuse` is hard-linked from the earlier build's file instead (see cache.py).
+
+    versions ("bench/version" names, default all) and site_pages choose the pages: a shard renders one version's
+    pages and no site-wide ones; a merge renders the site-wide pages only (see docs/scale.md).
     """
     app = create_app(release, base_path=base_path, build_date=build_date())
     app.config.update(FREEZER_DESTINATION=str(dest), FREEZER_STATIC_IGNORE=[])
-    freezer = Freezer(app, with_no_argument_rules=True, log_url_for=False)
+    freezer = Freezer(app, with_no_argument_rules=site_pages, with_static_files=site_pages, log_url_for=False)
+    chosen = [v for v in release.views if versions is None or f"{v.bench.id}/{v.version.id}" in versions]
+    prefixes = tuple(f"/{v.bench.id}/{v.version.id}/" for v in release.views)
+    mine = tuple(f"/{v.bench.id}/{v.version.id}/" for v in chosen)
+
+    def in_scope(url: str) -> bool:
+        return url.startswith(mine) if url.startswith(prefixes) else site_pages
 
     @freezer.register_generator
     def pages():  # every page is listed explicitly, linked or not
-        yield "not_found", {}
-        yield "index_json", {}
-        yield "search", {}
-        for bench, _ in release.benchmarks():
-            yield "benchmark", {"bench": bench.id}
-        for view in release.views:
+        if site_pages:
+            yield "not_found", {}
+            yield "index_json", {}
+            yield "search", {}
+            for bench, _ in release.benchmarks():
+                yield "benchmark", {"bench": bench.id}
+        for view in chosen:
             yield from version_pages(view)
 
-    urls = list(dict.fromkeys(freezer.all_urls()))
+    urls = [u for u in dict.fromkeys(freezer.all_urls()) if in_scope(u)]
     reuse = reuse or {}
     made: set[Path] = set()
     for url in [u for u in urls if u in reuse]:
@@ -81,14 +93,14 @@ def freeze(
         os.link(reuse[url], path)
     built: set[str] = set(reuse) & set(urls)
     urls = [u for u in urls if u not in built]
-    for view in release.views:  # drawn here, before forking: the workers find each SVG cached and never start
+    for view in chosen:  # drawn here, before forking: the workers find each SVG cached and never start
         for chart in charts_for(view):  # vl-convert's runtime, whose threads a forked process would not have
             svg_for(chart)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
         linked = render_urls(app, dest, urls, jobs, progress.update)
         built.update(urls)
-        urls = sorted(linked - built)  # linked from a page but not listed: build those too
+        urls = sorted(u for u in linked - built if in_scope(u))  # linked but not listed: build those too
     progress.close()
     return sorted(built)
 
@@ -185,10 +197,15 @@ def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def write_manifest(
-    site: Path, release: Release, redactions: list[Finding], known: dict[str, str] | None = None
+    site: Path,
+    release: Release,
+    redactions: list[Finding],
+    known: dict[str, str] | None = None,
+    shard: dict[str, Any] | None = None,
 ) -> None:
     """Every published file with its SHA-256 and the run files it came from, and every redaction made. known holds
-    the SHA-256 of files already checked (those reused from the last build)."""
+    the SHA-256 of files already checked (those reused from the last build). A shard's manifest also names the
+    versions it holds, each with the key of the inputs it was built from."""
     files = {}
     known = known or {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
@@ -203,6 +220,7 @@ def write_manifest(
         "manifest_version": 2,
         "files": files,
         "version_sources": version_sources(release),
+        **({"shard": shard} if shard else {}),
         "redactions": [  # located, never quoted: a location can itself hold the secret (a file name), so mask it
             {"file": masked(f.file), "record": f.record and masked(f.record), "field": masked(f.field), "rule": f.rule}
             for f in redactions
@@ -210,6 +228,58 @@ def write_manifest(
     }
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     (site / MANIFEST).write_text(text, encoding="utf-8")
+
+
+def _gather_shards(
+    shards: list[Path], release: Release, cache: BuildCache | None, files: dict[str, tuple[Path, str]]
+) -> str | None:
+    """Collect each version's files from the shard that holds it into files (site path -> (file, SHA-256)), or say
+    why the shards cannot make this release: a folder that is no shard, a version in two shards or in none, or a
+    shard built from other inputs, code or options than this merge reads."""
+    if cache is None:
+        return "a merge needs the build's input keys"
+    keys = cache.version_keys(release)
+    owner: dict[str, Path] = {}
+    for folder in shards:
+        try:
+            manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+            held = manifest["shard"]["versions"]
+            listed = manifest["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return f"{folder} is not a shard (its {MANIFEST} names no shard versions; build one with --only)"
+        for name, key in held.items():
+            if name in owner:
+                return f"{name} is in two shards, {owner[name]} and {folder}"
+            owner[name] = folder
+            if name not in keys:
+                return f"shard {folder} holds {name}, which has no runs among this merge's inputs"
+            if key != keys[name]:
+                return (
+                    f"shard {folder} built {name} from other inputs, code or options than this merge reads; "
+                    "rebuild that shard"
+                )
+            files.update(
+                {rel: (folder / rel, entry["sha256"]) for rel, entry in listed.items() if rel.startswith(name + "/")}
+            )
+    missing = sorted(set(keys) - set(owner))
+    return f"no shard holds {', '.join(missing)}" if missing else None
+
+
+def _link_verified(files: dict[str, tuple[Path, str]], dest: Path, known: dict[str, str]) -> str | None:
+    """Hard-link (or copy, across disks) each shard file into dest after checking its bytes against its shard's
+    manifest; say which file differs, if one does."""
+    for rel, (source, digest) in sorted(files.items()):
+        data = source.read_bytes() if source.is_file() and not source.is_symlink() else None
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
+            return f"{source} is missing or differs from its shard's {MANIFEST}; rebuild that shard"
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:
+            target.write_bytes(data)
+        known[rel] = digest
+    return None
 
 
 class Phases:
@@ -239,6 +309,8 @@ def build_site(
     quiet: bool = False,
     read_seconds: float | None = None,
     cache: BuildCache | None = None,
+    only: str | None = None,
+    shards: list[Path] | None = None,
 ) -> int:
     refused = output_problem(out, MANIFEST, project.inputs())
     if refused:
@@ -247,6 +319,24 @@ def build_site(
     phases = Phases(**({"read": read_seconds} if read_seconds is not None else {}))
     release = build_release(project)  # scores are computed here, from the text exactly as recorded
     phases.done("score")
+    names = {f"{v.bench.id}/{v.version.id}" for v in release.views}
+    versions, site_pages = None, True
+    if only is not None:
+        if only not in names:
+            print(
+                f"error: --only {only}: no benchmark version of that name has runs here; "
+                f"the versions are: {', '.join(sorted(names)) or 'none'}",
+                file=sys.stderr,
+            )
+            return 1
+        versions, site_pages = {only}, False
+    shard_files: dict[str, tuple[Path, str]] = {}
+    if shards:
+        problem = _gather_shards(shards, release, cache, shard_files)
+        if problem:
+            print(f"error: {problem}; nothing was written", file=sys.stderr)
+            return 1
+        versions = set()  # every version's pages come from its shard
     findings = scan_release(release, redact=redact_secrets)
     phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
@@ -266,15 +356,24 @@ def build_site(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         keys = cache.page_keys(release) if cache else {}
-        reuse = cache.reusable(keys) if cache else {}
-        urls = freeze(release, tmp, base_path, quiet, reuse=reuse)
+        reuse = cache.reusable(keys) if cache and not shards else {}
+        problem = _link_verified(shard_files, tmp, cache.known if cache else {}) if shard_files else None
+        if problem:
+            print(f"error: {problem}; nothing was written", file=sys.stderr)
+            shutil.rmtree(tmp, ignore_errors=True)
+            return 1
+        urls = freeze(release, tmp, base_path, quiet, reuse=reuse, versions=versions, site_pages=site_pages)
         phases.done("render")
         bundle_keys: dict[str, str] = {}
         known = cache.known if cache else {}  # reused files: bytes checked against the last manifest
         leaked = scan_output(tmp, skip=set(known))  # those passed this scan when they were written
         phases.done("backstop scan")
         if search and not leaked:
-            todo = search_index.bundles(release)
+            todo = {
+                name: pages
+                for name, pages in search_index.bundles(release).items()
+                if versions is None or name.rsplit("/", 2)[0] in versions
+            }
             bundle_keys = cache.bundle_keys(todo, keys) if cache else {}
             for name, files in (cache.reusable_bundles(bundle_keys) if cache else {}).items():
                 search_index.link_bundle(out, tmp, files)
@@ -282,7 +381,8 @@ def build_site(
             search_index.index_for_search(tmp, todo)
             phases.done("search index")
         if not leaked:
-            write_manifest(tmp, release, findings, known)
+            shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
+            write_manifest(tmp, release, findings, known, shard)
             leaked = scan_output(tmp, only=MANIFEST)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
@@ -301,7 +401,9 @@ def build_site(
         return 0
     pages = sum(1 for u in urls if u.endswith("/") or u.endswith(".html"))
     print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
-    if known:
+    if shards:
+        print(f"  {len(known)} files taken from {len(shards)} shards, each checked against its shard's manifest")
+    elif known:
         print(f"  {len(known)} unchanged files were kept from the last build; the rest were written anew")
     print("\n".join(phases.lines()))
     for finding in findings:

@@ -69,6 +69,7 @@ class BuildCache:
     options: dict[str, Any]
     previous: dict[str, Any]  # what the last build into out recorded (empty when none, or with --fresh)
     inputs: dict[str, list[Any]]  # content and run files (named as the readers name them) -> stat and digest
+    scope: str = "all"  # which pages: "all", "only bench/version" (a shard) or "merge"
     code_files: dict[str, list[Any]] = field(init=False)  # the code and templates -> stat and digest
     code: str = field(init=False)
     key: str = field(init=False)
@@ -83,11 +84,17 @@ class BuildCache:
         self.code = _hash(GENERATOR, {k: v[3] for k, v in code.items()})
         self.content = {k: v[3] for k, v in self.inputs.items() if k.startswith("content/")}
         self.runs = {k: v[3] for k, v in self.inputs.items() if not k.startswith("content/")}
-        self.key = _hash(STATE_FORMAT, self.code, self.options, self.content, self.runs)
+        self.key = _hash(STATE_FORMAT, self.code, self.options, self.content, self.runs, self.scope)
 
     @classmethod
     def open(
-        cls, out: Path, content_dir: Path, run_roots: Iterable[Path], options: dict[str, Any], fresh: bool = False
+        cls,
+        out: Path,
+        content_dir: Path,
+        run_roots: Iterable[Path],
+        options: dict[str, Any],
+        fresh: bool = False,
+        scope: str = "all",
     ) -> BuildCache:
         """The keys of a build into out; with fresh=True, as if no build had been made there before."""
         out = out.resolve()
@@ -103,7 +110,7 @@ class BuildCache:
         inputs = _digests(content_dir, "content", seen)
         for root in run_roots:
             inputs |= _digests(root, root.name or str(root), seen)
-        return cls(out, options, previous, inputs)
+        return cls(out, options, previous, inputs, scope)
 
     def _outputs(self) -> dict[str, list[int]]:
         return {p.relative_to(self.out).as_posix(): _stat(p) for p in sorted(self.out.rglob("*")) if p.is_file()}
@@ -115,9 +122,8 @@ class BuildCache:
             return False
         return self._outputs() == self.previous.get("outputs")
 
-    def page_keys(self, release: Release) -> dict[str, str]:
-        """URL -> key of every transcript page and transcript download."""
-        base = _hash(self.code, self.options, self.content)
+    def _run_keys(self, release: Release) -> dict[tuple[tuple[str, str], str], str]:
+        """(version key, run id) -> one key over the run directory's files."""
         run_of = {run.path: (view.key, run_id) for view in release.views for run_id, run in view.runs.items()}
         files: dict[tuple[tuple[str, str], str], list[tuple[str, str]]] = {}
         for name, digest in self.runs.items():
@@ -126,18 +132,37 @@ class BuildCache:
                 folder = folder.rpartition("/")[0]
             if folder:
                 files.setdefault(run_of[folder], []).append((name, digest))
+        return {(view.key, r): _hash(files.get((view.key, r), [])) for view in release.views for r in view.runs}
+
+    def version_keys(self, release: Release) -> dict[str, str]:
+        """ "bench/version" -> key over everything its pages are made from: code, options, content and its runs. A
+        shard records it; a merge takes the shard's files only when its own inputs give the same key."""
+        base = _hash(self.code, self.options, self.content)
+        runs = self._run_keys(release)
+        return {
+            f"{view.bench.id}/{view.version.id}": _hash(base, sorted(runs[(view.key, r)] for r in view.runs))
+            for view in release.views
+        }
+
+    def page_keys(self, release: Release) -> dict[str, str]:
+        """URL -> key of every transcript page and transcript download."""
+        base = _hash(self.code, self.options, self.content)
+        run_key = self._run_keys(release)
         keys = {}
         for view in release.views:
             b, v = view.bench.id, view.version.id
             version = _hash(base, b, v, bool(view.judge_reports))
-            run_key = {run_id: _hash(files.get((view.key, run_id), [])) for run_id in view.runs}
             by_entrant: dict[str, list[str]] = {}
             for run_id, run in view.runs.items():
                 for e in run.entrants:
-                    by_entrant.setdefault(e.id, []).append(run_key[run_id])
+                    by_entrant.setdefault(e.id, []).append(run_key[(view.key, run_id)])
             for tid, t in view.transcripts.items():
                 key = _hash(
-                    version, tid, run_key[t.run_id], sorted(by_entrant.get(t.entrant_id, [])), view.neighbours.get(tid)
+                    version,
+                    tid,
+                    run_key[(view.key, t.run_id)],
+                    sorted(by_entrant.get(t.entrant_id, [])),
+                    view.neighbours.get(tid),
                 )
                 keys[f"/{b}/{v}/t/{tid}/"] = key
                 keys[f"/{b}/{v}/data/t/{tid}.json"] = key
