@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from site_src.release import build_release
 from site_src.site.app import create_app, relative
@@ -369,3 +372,19 @@ def test_transcripts_download_lists_every_transcript_for_whole_list_filtering(de
 def test_counts_read_in_the_singular_when_there_is_one(client):
     item = html(client, "/tuckerbench/v1-pilot/items/s3-bug-correction/")
     assert "1 response without a result" in item and "1 responses" not in item
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "t", "x-1"]), max_size=4),
+    st.sampled_from(["", "x.json", "s.css"]),
+    st.lists(st.sampled_from(["a", "b", "t", "x-1"]), max_size=4),
+    st.sampled_from(["", "y.html"]),
+)
+def test_relative_links_agree_with_posix_relpath(target_dirs, target_file, here_dirs, here_file):
+    target = "/" + "".join(d + "/" for d in target_dirs) + target_file
+    current = "/" + "".join(d + "/" for d in here_dirs) + here_file
+    rel = posixpath.relpath(target, current.rsplit("/", 1)[0] + "/")  # the standard library's answer
+    if target.endswith("/") and not rel.endswith("/"):
+        rel += "/"
+    assert relative(target, current) == ("./" if rel in (".", "./") else rel)

@@ -7,7 +7,6 @@ a sub-path. Pages look things up in the Release computed before the app starts; 
 from __future__ import annotations
 
 import json
-import posixpath
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -39,12 +38,17 @@ FILTERS = {
 
 @lru_cache(maxsize=1 << 16)
 def relative(target: str, current: str) -> str:
-    """The link from the page at `current` to `target`, both site-absolute paths."""
-    base = current if current.endswith("/") else current.rsplit("/", 1)[0] + "/"
-    rel = posixpath.relpath(target, base)
-    if target.endswith("/") and not rel.endswith("/"):
-        rel += "/"
-    return "./" if rel == "./" or rel == "." else rel
+    """The link from the page at `current` to `target`, both site-absolute paths ("/a/b/" or "/a/b.json").
+
+    Done on path segments rather than with posixpath.relpath, which consults the working directory: every link of
+    every page comes through here."""
+    here = current.split("/")[1:-1]  # the folders of the page's own folder
+    parts = target.split("/")[1:]  # the target's folders, then its file name ("" for a folder's index)
+    common = 0
+    while common < min(len(here), len(parts) - 1) and here[common] == parts[common]:
+        common += 1
+    rel = "../" * (len(here) - common) + "/".join(parts[common:])
+    return rel or "./"
 
 
 def create_app(release: Release, *, base_path: str = "/", build_date: str | None = None) -> Flask:

@@ -3,6 +3,7 @@ write the publish manifest, and only then swap it in. A failed build leaves the 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -121,12 +122,14 @@ def render_urls(
                 linked |= seen
                 done(count)
         else:
+            gc.freeze()  # the release is read-only from here: keep the collector from touching (and so copying) it
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 for count, seen in pool.imap_unordered(_render_chunk, chunks):
                     linked |= seen
                     done(count)
     finally:
         _WORK = None
+        gc.unfreeze()
     return linked
 
 
@@ -139,16 +142,19 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
     site-internal links the pages asked url_for for."""
     assert _WORK is not None
     app, dest = _WORK
-    client = app.test_client()
     seen: list[tuple[str, dict[str, Any]]] = []
     app.config["LINK_LOG"] = seen
     for url in urls:
-        response = client.get(url)
+        # the request a browser would make, dispatched by the app as the preview server dispatches it (routing,
+        # view, error handlers, after-request hooks), without the test client's WSGI round trip
+        with app.test_request_context(url):
+            response = app.full_dispatch_request()
         if response.status_code != 200:
             raise ValueError(f"Unexpected status {response.status!r} on URL {url}")
         path = dest / _file_for(url)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(response.data)
+        response.direct_passthrough = False  # a static file's response streams it: read it whole
+        path.write_bytes(response.get_data())
         response.close()
     app.config["LINK_LOG"] = None
     with app.test_request_context():
