@@ -172,8 +172,8 @@ def _roots(args: argparse.Namespace) -> list[Path]:
     return [Path(p) for p in [*args.paths, *(args.runs or [])] or ["runs"]]
 
 
-def _load(args: argparse.Namespace) -> Project:
-    return load_project(Path(args.content), _roots(args), Problems())
+def _load(args: argparse.Namespace, run_cache: Any = None) -> Project:
+    return load_project(Path(args.content), _roots(args), Problems(), run_cache)
 
 
 def _print_problems(project: Project, strict: bool) -> bool:
@@ -206,8 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     cache = None
     if args.command in ("build", "merge"):
-        from .site.build import build_date
+        from .outdir import output_problem
+        from .site.build import MANIFEST, build_date
         from .site.cache import BuildCache
+
+        inputs = [("the content folder", Path(args.content)), *(("a runs folder", r) for r in _roots(args))]
+        refused = output_problem(Path(args.out), MANIFEST, inputs)  # before anything is written beside it
+        if refused:
+            print(f"error: {refused}", file=sys.stderr)
+            return 1
 
         options = {  # what a page's bytes depend on besides the inputs (--only and merge change which pages, not how)
             "base_path": args.base_path,
@@ -223,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.quiet:
                 print(f"{args.out} is up to date: no input, option or code changed since the last build")
             return 0
-    project = _load(args)
+    project = _load(args, cache)
     read_seconds = time.perf_counter() - started
     if args.command == "check":
         failed = _print_problems(project, args.strict)

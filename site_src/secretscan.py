@@ -128,7 +128,10 @@ def _assigned_value_ok(m: Any) -> bool:
 
 def find(text: str) -> list[tuple[str, int, int]]:
     """(rule, start, end) spans in the original text, after matching on the text without invisible characters."""
-    removed = [m.start() for m in _ignorable().finditer(text)]
+    if text.isascii():  # no invisible or format character is ASCII: skip building the class of them
+        removed: list[int] = []
+    else:
+        removed = [m.start() for m in _ignorable().finditer(text)]
     stripped = _ignorable().sub("", text) if removed else text
     if not _CANDIDATE.search(stripped) or not _ANY.search(stripped):
         return []

@@ -42,6 +42,10 @@ def test_rebuild_after_one_run_changed_is_byte_identical_to_a_full_build(runs_co
     assert "(changed)" in (out / PAGE).read_text(encoding="utf-8")
     assert build(runs_copy, full, "--fresh") == 0
     assert tree_hash(out) == tree_hash(full)
+    # every run read is kept for the next build (unchanged runs were loaded from there); the changed run's old
+    # copy is gone
+    kept = list((tmp_path / ".site.cache/runs").glob("*.pickle"))
+    assert len(kept) == sum(1 for _ in runs_copy.glob("*/*/"))
 
 
 def test_an_output_file_edited_by_hand_is_written_again(runs_copy, tmp_path, capsys):
@@ -54,3 +58,22 @@ def test_an_output_file_edited_by_hand_is_written_again(runs_copy, tmp_path, cap
     assert "up to date" not in capsys.readouterr().out
     assert build(runs_copy, full, "--fresh") == 0
     assert tree_hash(out) == tree_hash(full)
+
+
+def test_a_secret_added_to_a_run_after_a_clean_build_is_still_found(runs_copy, tmp_path, capsys):
+    """Runs scanned clean before are not walked again; a changed run always is."""
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 0
+    state = (tmp_path / ".site.cache/state.json").read_text(encoding="utf-8")
+    assert '"uzbek-pack/0.1.0/demo-model-a-run1"' in state  # recorded as scanned clean
+    token = "AKIA" + "Q" * 16
+    edit_jsonl(
+        runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl",
+        3,
+        lambda r: r.update(raw_output=r["raw_output"] + " " + token),
+    )
+    capsys.readouterr()
+    assert build(runs_copy, out) == 1
+    err = capsys.readouterr().err
+    assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl, line 3" in err and "aws-access-key-id" in err
+    assert "(changed)" not in (out / PAGE).read_text(encoding="utf-8")  # the previous site is as it was

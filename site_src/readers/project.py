@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..jsonio import read_json
 from ..model import Benchmark, PrivateKey, Run
-from ..problems import InputError, Problems
+from ..problems import InputError, Problem, Problems
 from ..systems import by_format, by_marker, system_part, systems
 from .content import load_benchmarks
 from .rundir import find_run_dirs, list_files
@@ -25,6 +25,14 @@ def marker_for(run: Run) -> str:
     return by_format(run.format).marker
 
 
+class RunCache(Protocol):
+    """Where a build keeps the runs it read, keyed by their files, the code and the content."""
+
+    def load(self, rel: str) -> tuple[Run, PrivateKey | None, list[Problem]] | None: ...
+
+    def store(self, rel: str, run: Run, key: PrivateKey | None, warnings: list[Problem]) -> None: ...
+
+
 @dataclass
 class Project:
     benchmarks: list[Benchmark]
@@ -32,6 +40,7 @@ class Project:
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not published)
     content_dir: Path | None = None  # the inputs, which no output may overlap
     run_roots: list[Path] = field(default_factory=list)
+    run_cache: RunCache | None = None  # runs read by an earlier build from the very same files (site/cache.py)
 
     def inputs(self) -> list[tuple[str, Path]]:
         named = [("the content folder", self.content_dir)] if self.content_dir else []
@@ -41,9 +50,12 @@ class Project:
         return next(b for b in self.benchmarks if b.id == bench_id)
 
 
-def load_project(content_dir: Path, run_roots: list[Path], problems: Problems | None = None) -> Project:
+def load_project(
+    content_dir: Path, run_roots: list[Path], problems: Problems | None = None, run_cache: RunCache | None = None
+) -> Project:
     problems = problems or Problems()
     project = Project(load_benchmarks(content_dir, problems), problems, content_dir=content_dir, run_roots=run_roots)
+    project.run_cache = run_cache
     by_id = {b.id: b for b in project.benchmarks}
     for root in run_roots:
         label = root.name or str(root)
@@ -116,10 +128,19 @@ def _load_run(run_dir: Path, rel: str, root: Path, benchmarks: dict[str, Benchma
         )
         return
     files = list_files(run_dir, root, rel, problems)
-    result = reader(run_dir, rel, files, meta, bench, problems)
-    if result is None:
-        return
-    run, key = result if isinstance(result, tuple) else (result, None)
+    cached = project.run_cache.load(rel) if project.run_cache else None
+    if cached:  # the same files read by the same code before: its warnings are said again, as a read would
+        run, key, warnings = cached
+        problems.items.extend(warnings)
+    else:
+        before = len(problems.items)
+        result = reader(run_dir, rel, files, meta, bench, problems)
+        if result is None:
+            return
+        run, key = result if isinstance(result, tuple) else (result, None)
+        said = problems.items[before:]
+        if project.run_cache and not any(p.severity == "error" for p in said):
+            project.run_cache.store(rel, run, key, said)
     version = next(v for v in bench.versions if v.id == run.version_id)
     if any(r.id == run.id for r in version.runs):
         problems.error(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..model import Judgment, Transcript
 
@@ -32,8 +33,15 @@ class Diagnostics:
         return self.characters / self.assistant_turns if self.assistant_turns else None
 
 
+@lru_cache(maxsize=16)
+def _any_word(lexicon: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, lexicon)) + r")\b", flags=re.IGNORECASE)
+
+
 def count_profanity(text: str, lexicon: list[str]) -> tuple[int, set[str]]:
     """Whole-word, case-insensitive matches of the lexicon's words; deliberately simple, as the seed says."""
+    if not lexicon or not _any_word(tuple(lexicon)).search(text):  # one search settles the usual, clean text
+        return 0, set()
     found: list[str] = []
     for word in lexicon:
         found += [m.lower() for m in re.findall(rf"\b{re.escape(word)}\b", text, flags=re.IGNORECASE)]

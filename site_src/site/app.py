@@ -72,6 +72,14 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             abort(404)
         return view
 
+    analysis_cache: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+
+    def analysed(view: VersionView) -> dict[str, dict[str, Any]]:
+        """Every item's analysis, once per version: each of an item's pages shows it."""
+        if view.key not in analysis_cache:
+            analysis_cache[view.key] = item_analysis(view)
+        return analysis_cache[view.key]
+
     def charts(view: VersionView) -> list[Any]:
         if view.key not in charts_cache:
             charts_cache[view.key] = charts_for(view)
@@ -150,7 +158,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     @app.route("/<bench>/<version>/items/")
     def items(bench: str, version: str) -> str:
         view = view_or_404(bench, version)
-        return page("items.html", view=view, analysis=item_analysis(view))
+        return page("items.html", view=view, analysis=analysed(view))
 
     @app.route("/<bench>/<version>/items/<item_id>/", defaults={"number": 1})
     @app.route("/<bench>/<version>/items/<item_id>/page/<int:number>/")
@@ -166,7 +174,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             "item.html",
             view=view,
             item=view.version.item(item_id),
-            analysis=item_analysis(view, [item_id])[item_id],
+            analysis=analysed(view)[item_id],
             judge_labels={j.id: j.label for r in view.runs.values() for j in r.judges},
             transcripts=cards,
             total=len(ordered),
@@ -181,7 +189,8 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         rows, pages = paginate(list(view.transcripts.values()), number)
         if number > pages:
             abort(404)
-        return page("transcripts.html", view=view, rows=rows, number=number, pages=pages)
+        present = {s.state for s in view.summaries.values()}  # the result filter offers only states that occur
+        return page("transcripts.html", view=view, rows=rows, number=number, pages=pages, present=present)
 
     @app.route("/<bench>/<version>/t/<tid>/")
     def transcript(bench: str, version: str, tid: str) -> str:

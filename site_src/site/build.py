@@ -29,8 +29,8 @@ from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache
-from .charts import charts_for, svg_for
-from .publish import scan_output, scan_release, sources_for, version_sources
+from .charts import charts_for, runtime_started, svg_for
+from .publish import clean_runs, scan_output, scan_release, sources_for, version_sources
 
 MANIFEST = "publish-manifest.json"
 
@@ -94,9 +94,10 @@ def freeze(
         os.link(reuse[url], path)
     built: set[str] = set(reuse) & set(urls)
     urls = [u for u in urls if u not in built]
-    for view in chosen:  # drawn here, before forking: the workers find each SVG cached and never start
-        for chart in charts_for(view):  # vl-convert's runtime, whose threads a forked process would not have
-            svg_for(chart)
+    if runtime_started():  # vl-convert's runtime already runs here: its threads would be missing in a forked
+        for view in chosen:  # worker, so draw every chart now and let the workers find the SVGs cached
+            for chart in charts_for(view):
+                svg_for(chart)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
         linked = render_urls(app, dest, urls, jobs, progress.update)
@@ -343,7 +344,7 @@ def build_site(
             print(f"error: {problem}; nothing was written", file=sys.stderr)
             return 1
         versions = set()  # every version's pages come from its shard
-    findings = scan_release(release, redact=redact_secrets)
+    findings = scan_release(release, redact=redact_secrets, clean=cache.clean_before(release) if cache else None)
     phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
     if refused:
@@ -399,7 +400,7 @@ def build_site(
             return 1
         swap_in(tmp, out)
         if cache:
-            cache.save(keys, bundle_keys)
+            cache.save(keys, bundle_keys, release, clean_runs(release, findings))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

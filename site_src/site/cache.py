@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,7 @@ class BuildCache:
     content: dict[str, str] = field(init=False)  # content file -> digest
     runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
     known: dict[str, str] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
+    runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
@@ -112,6 +114,30 @@ class BuildCache:
             inputs |= _digests(root, root.name or str(root), seen)
         return cls(out, options, previous, inputs, scope)
 
+    # ---- runs as read: readers are the slow part of reading, so a run whose files did not change is not read again.
+    # Pickle is safe here only because nothing but this build writes the cache folder, which is never published.
+    def _run_file(self, rel: str) -> Path:
+        files = sorted((n, d) for n, d in self.runs.items() if n.startswith(rel + "/"))
+        key = _hash(STATE_FORMAT, self.code, self.content, rel, files)
+        self.runs_used.add(key)
+        return cache_folder(self.out) / "runs" / f"{key}.pickle"
+
+    def load(self, rel: str) -> tuple[Any, Any, list[Any]] | None:
+        path = self._run_file(rel)
+        try:
+            with path.open("rb") as f:
+                return pickle.load(f)  # noqa: S301 - written by this build, see above
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            return None
+
+    def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
+        path = self._run_file(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with tmp.open("wb") as f:
+            pickle.dump((run, key, warnings), f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+
     def _outputs(self) -> dict[str, list[int]]:
         return {p.relative_to(self.out).as_posix(): _stat(p) for p in sorted(self.out.rglob("*")) if p.is_file()}
 
@@ -143,6 +169,17 @@ class BuildCache:
             f"{view.bench.id}/{view.version.id}": _hash(base, sorted(runs[(view.key, r)] for r in view.runs))
             for view in release.views
         }
+
+    def _clean_keys(self, release: Release) -> dict[str, str]:
+        """ "bench/version/run" -> key under which a run scanned without a finding stays clean."""
+        base = _hash(self.code, self.options, self.content)
+        return {f"{b}/{v}/{r}": _hash(base, key) for ((b, v), r), key in self._run_keys(release).items()}
+
+    def clean_before(self, release: Release) -> set[tuple[str, str, str]]:
+        """Runs the last build scanned without a finding, from the same files, code and options as now."""
+        recorded = self.previous.get("clean", {})
+        now = self._clean_keys(release)
+        return {tuple(name.split("/", 2)) for name, key in now.items() if recorded.get(name) == key}  # type: ignore[misc]
 
     def page_keys(self, release: Release) -> dict[str, str]:
         """URL -> key of every transcript page and transcript download."""
@@ -176,14 +213,18 @@ class BuildCache:
         return files if isinstance(files, dict) else {}
 
     def _check(self, rels: list[str], manifest: dict[str, Any]) -> bool:
-        """Each file is in the previous output with the bytes its manifest lists; noted in known when so."""
+        """Each file is in the previous output with the bytes its manifest lists; noted in known when so. A file
+        whose size, mtime and inode are those recorded after the last build is unchanged since; any other is read
+        and hashed."""
         sums = {}
+        recorded = self.previous.get("outputs", {})
         for rel in rels:
             old = self.out / rel
             if rel not in manifest or not old.is_file() or old.is_symlink():
                 return False
-            sums[rel] = hashlib.sha256(old.read_bytes()).hexdigest()
-            if sums[rel] != manifest[rel].get("sha256"):
+            listed = manifest[rel].get("sha256")
+            sums[rel] = listed if recorded.get(rel) == _stat(old) else hashlib.sha256(old.read_bytes()).hexdigest()
+            if sums[rel] != listed:
                 return False
         self.known |= sums
         return True
@@ -221,8 +262,15 @@ class BuildCache:
             if previous.get(name) == bundle_keys[name] and self._check(files, manifest)
         }
 
-    def save(self, keys: dict[str, str], bundle_keys: dict[str, str]) -> None:
+    def save(
+        self,
+        keys: dict[str, str],
+        bundle_keys: dict[str, str],
+        release: Release,
+        clean: set[tuple[str, str, str]],
+    ) -> None:
         """Record this build's keys, once its output is in place."""
+        clean_keys = self._clean_keys(release)
         state = {
             "format": STATE_FORMAT,
             "build_key": self.key,
@@ -231,9 +279,13 @@ class BuildCache:
             "outputs": self._outputs(),
             "pages": keys,
             "bundles": bundle_keys,
+            "clean": {name: key for name, key in clean_keys.items() if tuple(name.split("/", 2)) in clean},
         }
         folder = cache_folder(self.out)
         folder.mkdir(exist_ok=True)
+        for old in (folder / "runs").glob("*.pickle"):  # runs no longer among the inputs, or changed since
+            if old.stem not in self.runs_used:
+                old.unlink(missing_ok=True)
         tmp = folder / f"state.json.{os.getpid()}"
         tmp.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
         tmp.replace(folder / "state.json")

@@ -202,8 +202,17 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
     return alt.layer(cells, labels)
 
 
+_STARTED = False  # whether this process has started vl-convert's runtime (a forked child must not use one)
+
+
+def runtime_started() -> bool:
+    return _STARTED
+
+
 @lru_cache(maxsize=256)
 def _svg(spec_json: str) -> str:
+    global _STARTED
+    _STARTED = True
     return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
 
 

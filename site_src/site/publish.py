@@ -13,8 +13,12 @@ from ..secretscan import Finding, Scanner, find
 TEXT_SUFFIXES = {".html", ".json", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
 
 
-def scan_release(release: Release, redact: bool) -> list[Finding]:
-    """Scan every string a page or download can show. Scores were computed before, from the original text."""
+def scan_release(release: Release, redact: bool, clean: set[tuple[str, str, str]] | None = None) -> list[Finding]:
+    """Scan every string a page or download can show. Scores were computed before, from the original text.
+
+    clean holds (benchmark, version, run id) of runs an earlier build scanned without a finding, from the very same
+    files, code and options (see cache.py): their records and results are not walked again."""
+    clean = clean or set()
     scanner = Scanner(redact)
     seen: set[int] = set()
     for view in release.views:
@@ -26,6 +30,8 @@ def scan_release(release: Release, redact: bool) -> list[Finding]:
         scanner.walk(version.items, f"content/{bench.id}/versions/{version.id}", None, "items")
         scanner.walk(version.definition, f"content/{bench.id}/versions/{version.id}", None, "definition")
         for run in version.runs:
+            if (bench.id, version.id, run.id) in clean:
+                continue
             meta_file = f"{run.path}/{marker_for(run)}"
             scanner.walk(run.metadata, meta_file, None, "")
             scanner.walk(run.entrants, meta_file, None, "entrants")
@@ -35,16 +41,18 @@ def scan_release(release: Release, redact: bool) -> list[Finding]:
             scanner.walk(
                 run, meta_file, None, "", skip=("metadata", "entrants", "judges", "public_files", "ignored_files")
             )
-        _scan_results(scanner, view)
+        _scan_results(scanner, view, {r for b, v, r in clean if (b, v) == view.key})
     for path, _ in release.ignored:  # names only: these files are never read into pages
         scanner.text(path, path, None, "(file name)")
     return scanner.findings
 
 
-def _scan_results(scanner: Scanner, view: VersionView) -> None:
+def _scan_results(scanner: Scanner, view: VersionView, clean_runs: set[str]) -> None:
     """Derived text (comparison reasons, summaries, row labels) can quote a record: scan it at the record's place."""
     for tid, result in view.scored.transcripts.items():
         t = view.transcripts[tid]
+        if t.run_id in clean_runs:
+            continue
         scanner.walk(result, t.source_file, t.source_record, "(recomputed result)")
         summary = view.summaries[tid]
         text = scanner.text(summary.text, t.source_file, t.source_record, "(summary)")
@@ -55,6 +63,17 @@ def _scan_results(scanner: Scanner, view: VersionView) -> None:
         scanner.walk(row, f"{run.path}/{marker_for(run)}" if run else "(definition)", None, "(leaderboard row)")
     scanner.walk(view.scored.leaderboard.discrepancies, "(discrepancies)", None, "")
     scanner.walk(view.scored.tables, "(tables)", None, "")
+
+
+def clean_runs(release: Release, findings: list[Finding]) -> set[tuple[str, str, str]]:
+    """(benchmark, version, run id) of every run with no finding in its files."""
+    dirty = {f.file for f in findings}
+    return {
+        (view.bench.id, view.version.id, run.id)
+        for view in release.views
+        for run in view.runs.values()
+        if not any(f == run.path or f.startswith(run.path + "/") for f in dirty)
+    }
 
 
 def scan_output(site: Path, only: str | None = None, skip: set[str] | None = None) -> list[Finding]:
