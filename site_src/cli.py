@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .importing import importers, run_import
 from .problems import Problems
 from .readers.project import Project, load_project
-from .report import text_report
+from .systems import systems
+
+# Scoring, importing and rendering are imported by the commands that use them: a rebuild with nothing changed
+# answers before any of them (scipy, altair, Flask) is loaded.
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ("build", "check", "scores", "serve", "review-kit", "import", "merge")
@@ -145,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
         if command == "merge":
             p.add_argument("shards", nargs="+", help="shard folders, each written by build.py --only")
         if command == "import":
-            p.add_argument("source", help="what the files are: " + ", ".join(sorted(importers())))
+            sources = sorted(s.importer for s in systems() if s.importer)
+            p.add_argument("source", help="what the files are: " + ", ".join(sources))
             p.add_argument("paths", nargs="+", help="the files (or, for alpaca-eval, folders) to import")
     return parser
 
@@ -195,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(args.content, args.runs or ["runs"], args.port, search=not args.no_search)
     if args.command == "import":
+        from .importing import run_import
+
         if not args.benchmark:
             print("error: import needs --benchmark ID", file=sys.stderr)
             return 2
@@ -206,9 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     cache = None
     if args.command in ("build", "merge"):
-        from .outdir import output_problem
-        from .site.build import MANIFEST, build_date
-        from .site.cache import BuildCache
+        from .outdir import MANIFEST, output_problem
+        from .site.cache import BuildCache, build_date
 
         inputs = [("the content folder", Path(args.content)), *(("a runs folder", r) for r in _roots(args))]
         refused = output_problem(Path(args.out), MANIFEST, inputs)  # before anything is written beside it
@@ -245,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
             print("nothing was written", file=sys.stderr)
         return 1
     if args.command == "scores":
+        from .report import text_report
+
         sys.stdout.write(text_report(project))
         return 0
     if args.command == "review-kit":

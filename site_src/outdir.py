@@ -17,6 +17,7 @@ from pathlib import Path
 from . import GENERATOR
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MANIFEST = "publish-manifest.json"  # the site's list of every file it holds
 MAX_UNLISTED_SHOWN = 5
 
 

@@ -22,23 +22,15 @@ from flask_frozen import Freezer
 from tqdm import tqdm
 
 from .. import GENERATOR
-from ..outdir import output_problem, swap_in
+from ..outdir import MANIFEST, output_problem, swap_in
 from ..readers.project import Project
 from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
-from .cache import BuildCache
+from .cache import BuildCache, build_date
 from .charts import charts_for, runtime_started, svg_for
 from .publish import clean_runs, scan_output, scan_release, sources_for, version_sources
-
-MANIFEST = "publish-manifest.json"
-
-
-def build_date() -> str | None:
-    """Shown only when SOURCE_DATE_EPOCH is set, so two builds of the same inputs are byte-identical."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    return time.strftime("%Y-%m-%d", time.gmtime(int(epoch))) if epoch else None
 
 
 def freeze(

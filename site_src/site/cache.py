@@ -21,13 +21,16 @@ import hashlib
 import json
 import os
 import pickle
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import GENERATOR
-from ..release import Release
+
+if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
+    from ..release import Release
 
 STATE_FORMAT = 2
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -57,6 +60,12 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
                 same = isinstance(before, list) and before[:3] == stat
                 out[name] = [*stat, before[3] if same else hashlib.sha256(path.read_bytes()).hexdigest()]
     return out
+
+
+def build_date() -> str | None:
+    """Shown only when SOURCE_DATE_EPOCH is set, so two builds of the same inputs are byte-identical."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    return time.strftime("%Y-%m-%d", time.gmtime(int(epoch))) if epoch else None
 
 
 def cache_folder(out: Path) -> Path:
