@@ -21,6 +21,18 @@ MANIFEST = "publish-manifest.json"  # the site's list of every file it holds
 MAX_UNLISTED_SHOWN = 5
 
 
+def files_below(root: Path) -> list[str]:
+    """Every file (and symbolic link) below root, as sorted relative POSIX paths: os.walk, as pathlib's rglob is
+    several times slower at tens of thousands of files."""
+    out = []
+    for folder, dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        out += [prefix + name for name in files]
+        out += [prefix + name for name in dirs if os.path.islink(os.path.join(folder, name))]
+    return sorted(out)
+
+
 def _overlaps(out: Path, folder: Path) -> str | None:
     if out == folder:
         return "is"
@@ -55,7 +67,7 @@ def output_problem(out: Path, manifest_name: str, inputs: list[tuple[str, Path]]
             f"output folder {shown} is not empty and was not written by a build (no {manifest_name} of "
             f"{GENERATOR.split()[0]}); it would be replaced, so nothing was written. Choose a new or empty folder."
         )
-    present = sorted(p.relative_to(real).as_posix() for p in real.rglob("*") if p.is_file() or p.is_symlink())
+    present = files_below(real)
     unlisted = [p for p in present if p != manifest_name and p not in listed]
     if unlisted:
         more = f" and {len(unlisted) - MAX_UNLISTED_SHOWN} more" if len(unlisted) > MAX_UNLISTED_SHOWN else ""

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import GENERATOR
+from ..outdir import files_below
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -52,9 +53,10 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
     out: dict[str, list[Any]] = {}
     seen = seen or {}
     if folder.is_dir():
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                name = f"{label}/{path.relative_to(folder).as_posix()}"
+        for rel in files_below(folder):
+            path = folder / rel
+            if "__pycache__" not in rel.split("/") and path.is_file():
+                name = f"{label}/{rel}"
                 stat = _stat(path)
                 before = seen.get(name)
                 same = isinstance(before, list) and before[:3] == stat
@@ -148,7 +150,7 @@ class BuildCache:
         tmp.replace(path)
 
     def _outputs(self) -> dict[str, list[int]]:
-        return {p.relative_to(self.out).as_posix(): _stat(p) for p in sorted(self.out.rglob("*")) if p.is_file()}
+        return {rel: _stat(self.out / rel) for rel in files_below(self.out)}
 
     def up_to_date(self) -> bool:
         """The last build into out had these very inputs, and out holds what it wrote: every file with the size,
