@@ -158,8 +158,9 @@ def test_search_merges_every_run_index_and_says_where_each_result_is_from(page, 
     assert len(benchmarks) >= 2, metas  # results from several runs' bundles, merged
     assert all(len(m.split(" · ")) == 3 for m in metas), metas  # benchmark version · entrant · attempt
     while page.locator("[data-search-more]").is_visible():  # every result is reachable
+        shown = page.locator("[data-search-results] li").count()
         page.click("[data-search-more]")
-        page.wait_for_timeout(100)
+        page.locator("[data-search-results] li").nth(shown).wait_for()  # the next batch is on the page
     assert page.locator("[data-search-results] li").count() == total
 
 
