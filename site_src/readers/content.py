@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from ..jsonio import confined, read_text, read_yaml
-from ..model import Benchmark
+from ..model import Benchmark, BenchmarkVersion
 from ..problems import InputError, Problems
 from ..systems import system_part
 from ..validate import check
@@ -23,6 +24,18 @@ def files_hash(files: dict[str, str]) -> str:
     """Content hash of a set of frozen inputs: sha256 of the canonical JSON of {path: file hash}."""
     canonical = json.dumps(files, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha256_bytes(canonical.encode("utf-8"))
+
+
+def version_named(
+    bench: Benchmark, meta: dict[str, Any], field: str, meta_rel: str, problems: Problems, noun: str = "version"
+) -> BenchmarkVersion | None:
+    """The version of bench a run's metadata names in field, or None with an error naming the file and the field."""
+    version = next((v for v in bench.versions if v.id == meta[field]), None)
+    if version is None:
+        problems.error(
+            meta_rel, f"no definition of {noun} {meta[field]!r} under content/{bench.id}/versions/", None, field
+        )
+    return version
 
 
 def load_benchmarks(content_dir: Path, problems: Problems) -> list[Benchmark]:

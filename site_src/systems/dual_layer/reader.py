@@ -13,7 +13,7 @@ from typing import Any
 from ...jsonio import read_bytes, read_json, read_text, read_yaml
 from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Iteration, RubricGrading, Run, Transcript, Turn
 from ...problems import InputError, Problems
-from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes
+from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes, version_named
 from ...validate import check, prune
 from .definition import RubricDefinition
 
@@ -72,9 +72,8 @@ def read_run(
     if not check(meta, "rubric-run", meta_rel, None, problems):
         return None
     meta = prune(meta, "rubric-run")  # unknown fields were warned about; they are never published
-    version = next((v for v in bench.versions if v.id == meta["rubric_version"]), None)
+    version = version_named(bench, meta, "rubric_version", meta_rel, problems, "rubric version")
     if version is None:
-        problems.error(meta_rel, f"no definition of rubric version {meta['rubric_version']!r}", None, "rubric_version")
         return None
     definition: RubricDefinition = version.definition
     max_iter = meta.get("max_iterations", definition.max_iterations)

@@ -16,7 +16,7 @@ from typing import Any
 from ...jsonio import read_bytes, read_json
 from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Run, Transcript, Turn
 from ...problems import Problems
-from ...readers.content import content_rel, definition_file, sha256_bytes
+from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
 from ...validate import check
 from .definition import InspectDefinition
 from .logfile import LogError, read_log
@@ -131,9 +131,8 @@ def read_run(
     meta_rel = f"{rel}/inspect-run.json"
     if not check(meta, "inspect-run", meta_rel, None, problems):
         return None
-    version = next((v for v in bench.versions if v.id == meta["version"]), None)
+    version = version_named(bench, meta, "version", meta_rel, problems)
     if version is None:
-        problems.error(meta_rel, f"no definition of version {meta['version']!r} under content/", None, "version")
         return None
     if meta["log"] not in files:
         problems.error(meta_rel, f"the log {meta['log']!r} is not in the run directory", None, "log")

@@ -18,7 +18,7 @@ from typing import Any
 from ...jsonio import read_bytes, read_json, too_deep
 from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Judge, Judgment, Run, Transcript, Turn
 from ...problems import Problems
-from ...readers.content import content_rel, definition_file, sha256_bytes
+from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
 from ...validate import check
 from .definition import PairwiseDefinition
 
@@ -78,9 +78,8 @@ def read_run(
     meta_rel = f"{rel}/alpaca-eval-run.json"
     if not check(meta, "alpaca-eval-run", meta_rel, None, problems):
         return None
-    version = next((v for v in bench.versions if v.id == meta["version"]), None)
+    version = version_named(bench, meta, "version", meta_rel, problems)
     if version is None:
-        problems.error(meta_rel, f"no definition of version {meta['version']!r} under content/", None, "version")
         return None
     d: PairwiseDefinition = version.definition
     data: dict[str, bytes] = {}

@@ -28,7 +28,7 @@ from ...model import (
     Turn,
 )
 from ...problems import InputError, Problems
-from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes
+from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes, version_named
 from ...validate import check, prune
 from .definition import CalibrationResponse, Dimension, TuckerDefinition
 
@@ -80,14 +80,8 @@ def _manifest(
     if files_hash(meta["files"]) != meta["content_hash"]:
         problems.error(meta_rel, "content_hash does not match the manifest's own file list", None, "content_hash")
         return None
-    version = next((v for v in bench.versions if v.id == meta["version"]), None)
+    version = version_named(bench, meta, "version", meta_rel, problems)
     if version is None:
-        problems.error(
-            meta_rel,
-            f"no definition of version {meta['version']!r} under content/{bench.id}/versions/",
-            None,
-            "version",
-        )
         return None
     if meta["content_hash"] != version.content_hash:
         changed = sorted(

@@ -8,7 +8,7 @@ from typing import Any
 from ...jsonio import read_bytes, read_jsonl, read_yaml
 from ...model import Benchmark, BenchmarkVersion, Entrant, GradingRevision, Item, PackGrading, Run, Transcript, Turn
 from ...problems import Problems
-from ...readers.content import content_rel, definition_file, sha256_bytes
+from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
 from ...validate import check, prune
 from .definition import PackDefinition
 
@@ -31,14 +31,8 @@ def read_run(
     if not check(meta, "pack-metadata", meta_rel, None, problems):
         return None
     meta = prune(meta, "pack-metadata")  # unknown fields were warned about; they are never published
-    version = next((v for v in bench.versions if v.id == meta["pack_version"]), None)
+    version = version_named(bench, meta, "pack_version", meta_rel, problems, "pack version")
     if version is None:
-        problems.error(
-            meta_rel,
-            f"no definition of pack version {meta['pack_version']!r} under content/{bench.id}/versions/",
-            None,
-            "pack_version",
-        )
         return None
     if meta["corpus_hash"] != version.content_hash:
         problems.error(
