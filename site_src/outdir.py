@@ -21,6 +21,16 @@ MANIFEST = "publish-manifest.json"  # the site's list of every file it holds
 MAX_UNLISTED_SHOWN = 5
 
 
+def file_for(url: str) -> str:
+    """Where a static server finds the page at a site-absolute URL: "/a/b/" -> "a/b/index.html"."""
+    return url[1:] + "index.html" if url.endswith("/") else url[1:]
+
+
+def url_of(file: str) -> str:
+    """The site-absolute URL of a written file: the reverse of file_for."""
+    return "/" + file.removesuffix("index.html")
+
+
 def files_below(root: Path) -> list[str]:
     """Every file (and symbolic link) below root, as sorted relative POSIX paths: os.walk, as pathlib's rglob is
     several times slower at tens of thousands of files."""

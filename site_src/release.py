@@ -55,6 +55,11 @@ class VersionView:
         return (self.bench.id, self.version.id)
 
     @property
+    def folder(self) -> str:
+        """ "benchmark/version": the version's folder in the site, and its name in manifests and shards."""
+        return f"{self.bench.id}/{self.version.id}"
+
+    @property
     def rows(self) -> list[Row]:
         return self.scored.leaderboard.rows
 

@@ -7,6 +7,7 @@ a sub-path. Pages look things up in the Release computed before the app starts; 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,14 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     app.config.update(FREEZER_IGNORE_MIMETYPE_WARNINGS=False, JSON_AS_ASCII=False)
     app.jinja_env.autoescape = True
     app.jinja_env.filters.update(FILTERS)
-    charts_cache: dict[tuple[str, str], list[Any]] = {}
+    per_view: dict[tuple[tuple[str, str], Callable[[VersionView], Any]], Any] = {}
+
+    def once(view: VersionView, compute: Callable[[VersionView], Any]) -> Any:
+        """compute(view), worked out once per version for every page that shows it (charts, item analysis)."""
+        if (view.key, compute) not in per_view:
+            per_view[view.key, compute] = compute(view)
+        return per_view[view.key, compute]
+
     urls: dict[tuple[str, str, tuple[tuple[str, Any], ...]], str] = {}  # url_for is pure here, and pages call it often
 
     @app.url_defaults
@@ -72,18 +80,8 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             abort(404)
         return view
 
-    analysis_cache: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-
-    def analysed(view: VersionView) -> dict[str, dict[str, Any]]:
-        """Every item's analysis, once per version: each of an item's pages shows it."""
-        if view.key not in analysis_cache:
-            analysis_cache[view.key] = item_analysis(view)
-        return analysis_cache[view.key]
-
     def charts(view: VersionView) -> list[Any]:
-        if view.key not in charts_cache:
-            charts_cache[view.key] = charts_for(view)
-        return charts_cache[view.key]
+        return once(view, charts_for)
 
     @app.context_processor
     def helpers() -> dict[str, Any]:
@@ -158,7 +156,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     @app.route("/<bench>/<version>/items/")
     def items(bench: str, version: str) -> str:
         view = view_or_404(bench, version)
-        return page("items.html", view=view, analysis=analysed(view))
+        return page("items.html", view=view, analysis=once(view, item_analysis))
 
     @app.route("/<bench>/<version>/items/<item_id>/", defaults={"number": 1})
     @app.route("/<bench>/<version>/items/<item_id>/page/<int:number>/")
@@ -174,7 +172,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             "item.html",
             view=view,
             item=view.version.item(item_id),
-            analysis=analysed(view)[item_id],
+            analysis=once(view, item_analysis)[item_id],
             judge_labels={j.id: j.label for r in view.runs.values() for j in r.judges},
             transcripts=cards,
             total=len(ordered),
@@ -189,7 +187,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         rows, pages = paginate(list(view.transcripts.values()), number)
         if number > pages:
             abort(404)
-        present = {s.state for s in view.summaries.values()}  # the result filter offers only states that occur
+        present = once(view, result_states)  # the result filter offers only the states that occur
         return page("transcripts.html", view=view, rows=rows, number=number, pages=pages, present=present)
 
     @app.route("/<bench>/<version>/t/<tid>/")
@@ -325,11 +323,15 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     return app
 
 
-def item_analysis(view: VersionView, item_ids: list[str] | None = None) -> dict[str, dict[str, Any]]:
+def result_states(view: VersionView) -> set[str]:
+    return {s.state for s in view.summaries.values()}
+
+
+def item_analysis(view: VersionView) -> dict[str, dict[str, Any]]:
     """Per item: how its responses fared (passes of those graded, or the mean score of those scored, with counts),
     how many have no result yet, and how far the judges' scores of one response lie apart on average."""
     out = {}
-    for item_id in item_ids if item_ids is not None else [i.id for i in view.version.items]:
+    for item_id in (i.id for i in view.version.items):
         summaries = [view.summaries[t.id] for t in view.by_item.get(item_id, [])]
         passes = sum(1 for s in summaries if s.state == "pass")
         graded = passes + sum(1 for s in summaries if s.state == "fail")

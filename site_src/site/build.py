@@ -22,7 +22,7 @@ from flask_frozen import Freezer
 from tqdm import tqdm
 
 from .. import GENERATOR
-from ..outdir import MANIFEST, output_problem, swap_in
+from ..outdir import MANIFEST, file_for, files_below, output_problem, swap_in
 from ..readers.project import Project
 from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
@@ -57,9 +57,9 @@ def freeze(
     app = create_app(release, base_path=base_path, build_date=build_date())
     app.config.update(FREEZER_DESTINATION=str(dest), FREEZER_STATIC_IGNORE=[])
     freezer = Freezer(app, with_no_argument_rules=site_pages, with_static_files=site_pages, log_url_for=False)
-    chosen = [v for v in release.views if versions is None or f"{v.bench.id}/{v.version.id}" in versions]
-    prefixes = tuple(f"/{v.bench.id}/{v.version.id}/" for v in release.views)
-    mine = tuple(f"/{v.bench.id}/{v.version.id}/" for v in chosen)
+    chosen = [v for v in release.views if versions is None or v.folder in versions]
+    prefixes = tuple(f"/{v.folder}/" for v in release.views)
+    mine = tuple(f"/{v.folder}/" for v in chosen)
 
     def in_scope(url: str) -> bool:
         return url.startswith(mine) if url.startswith(prefixes) else site_pages
@@ -79,7 +79,7 @@ def freeze(
     reuse = reuse or {}
     made: set[Path] = set()
     for url in [u for u in urls if u in reuse]:
-        path = dest / _file_for(url)
+        path = dest / file_for(url)
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
@@ -144,7 +144,7 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
             response = app.full_dispatch_request()
         if response.status_code != 200:
             raise ValueError(f"Unexpected status {response.status!r} on URL {url}")
-        path = dest / _file_for(url)
+        path = dest / file_for(url)
         path.parent.mkdir(parents=True, exist_ok=True)
         response.direct_passthrough = False  # a static file's response streams it: read it whole
         path.write_bytes(response.get_data())
@@ -153,10 +153,6 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
     with app.test_request_context():
         linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
     return len(urls), linked
-
-
-def _file_for(url: str) -> str:
-    return url[1:] + "index.html" if url.endswith("/") else url[1:]
 
 
 def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -207,8 +203,10 @@ def write_manifest(
     versions it holds, each with the key of the inputs it was built from."""
     files = {}
     known = known or {}
-    for path in sorted(p for p in site.rglob("*") if p.is_file()):
-        rel = path.relative_to(site).as_posix()
+    for rel in files_below(site):
+        path = site / rel
+        if not path.is_file():
+            continue
         sources = sources_for(release, rel)
         files[rel] = {
             "sha256": known.get(rel) or hashlib.sha256(path.read_bytes()).hexdigest(),
@@ -230,13 +228,14 @@ def write_manifest(
 
 
 def _gather_shards(
-    shards: list[Path], release: Release, cache: BuildCache | None, files: dict[str, tuple[Path, str]]
-) -> str | None:
-    """Collect each version's files from the shard that holds it into files (site path -> (file, SHA-256)), or say
-    why the shards cannot make this release: a folder that is no shard, a version in two shards or in none, or a
-    shard built from other inputs, code or options than this merge reads."""
+    shards: list[Path], release: Release, cache: BuildCache | None
+) -> tuple[dict[str, tuple[Path, str]], str | None]:
+    """Each version's files from the shard that holds it (site path -> (file, SHA-256)), or why the shards cannot
+    make this release: a folder that is no shard, a version in two shards or in none, or a shard built from other
+    inputs, code or options than this merge reads."""
+    files: dict[str, tuple[Path, str]] = {}
     if cache is None:
-        return "a merge needs the build's input keys"
+        return files, "a merge needs the build's input keys"
     keys = cache.version_keys(release)
     owner: dict[str, Path] = {}
     for folder in shards:
@@ -245,15 +244,15 @@ def _gather_shards(
             held = manifest["shard"]["versions"]
             listed = manifest["files"]
         except (OSError, ValueError, KeyError, TypeError):
-            return f"{folder} is not a shard (its {MANIFEST} names no shard versions; build one with --only)"
+            return files, f"{folder} is not a shard (its {MANIFEST} names no shard versions; build one with --only)"
         for name, key in held.items():
             if name in owner:
-                return f"{name} is in two shards, {owner[name]} and {folder}"
+                return files, f"{name} is in two shards, {owner[name]} and {folder}"
             owner[name] = folder
             if name not in keys:
-                return f"shard {folder} holds {name}, which has no runs among this merge's inputs"
+                return files, f"shard {folder} holds {name}, which has no runs among this merge's inputs"
             if key != keys[name]:
-                return (
+                return files, (
                     f"shard {folder} built {name} from other inputs, code or options than this merge reads; "
                     "rebuild that shard"
                 )
@@ -261,7 +260,7 @@ def _gather_shards(
                 {rel: (folder / rel, entry["sha256"]) for rel, entry in listed.items() if rel.startswith(name + "/")}
             )
     missing = sorted(set(keys) - set(owner))
-    return f"no shard holds {', '.join(missing)}" if missing else None
+    return files, f"no shard holds {', '.join(missing)}" if missing else None
 
 
 def _link_verified(files: dict[str, tuple[Path, str]], dest: Path, known: dict[str, str]) -> str | None:
@@ -318,7 +317,7 @@ def build_site(
     phases = Phases(**({"read": read_seconds} if read_seconds is not None else {}))
     release = build_release(project)  # scores are computed here, from the text exactly as recorded
     phases.done("score")
-    names = {f"{v.bench.id}/{v.version.id}" for v in release.views}
+    names = {v.folder for v in release.views}
     versions, site_pages = None, True
     if only is not None:
         if only not in names:
@@ -331,7 +330,7 @@ def build_site(
         versions, site_pages = {only}, False
     shard_files: dict[str, tuple[Path, str]] = {}
     if shards:
-        problem = _gather_shards(shards, release, cache, shard_files)
+        shard_files, problem = _gather_shards(shards, release, cache)
         if problem:
             print(f"error: {problem}; nothing was written", file=sys.stderr)
             return 1

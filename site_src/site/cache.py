@@ -17,6 +17,7 @@ Pages drawn from every run of a version (leaderboard, breakdown, items, entrants
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import GENERATOR
-from ..outdir import files_below
+from ..outdir import file_for, files_below, url_of
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -89,6 +90,7 @@ class BuildCache:
     runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
     known: dict[str, str] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
+    run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
@@ -97,6 +99,7 @@ class BuildCache:
         self.code = _hash(GENERATOR, {k: v[3] for k, v in code.items()})
         self.content = {k: v[3] for k, v in self.inputs.items() if k.startswith("content/")}
         self.runs = {k: v[3] for k, v in self.inputs.items() if not k.startswith("content/")}
+        self.run_names = sorted(self.runs)
         self.key = _hash(STATE_FORMAT, self.code, self.options, self.content, self.runs, self.scope)
 
     @classmethod
@@ -128,7 +131,9 @@ class BuildCache:
     # ---- runs as read: readers are the slow part of reading, so a run whose files did not change is not read again.
     # Pickle is safe here only because nothing but this build writes the cache folder, which is never published.
     def _run_file(self, rel: str) -> Path:
-        files = sorted((n, d) for n, d in self.runs.items() if n.startswith(rel + "/"))
+        start = bisect.bisect_left(self.run_names, rel + "/")
+        end = bisect.bisect_left(self.run_names, rel + "0")  # "0" is the character after "/"
+        files = [(n, self.runs[n]) for n in self.run_names[start:end]]
         key = _hash(STATE_FORMAT, self.code, self.content, rel, files)
         self.runs_used.add(key)
         return cache_folder(self.out) / "runs" / f"{key}.pickle"
@@ -176,10 +181,7 @@ class BuildCache:
         shard records it; a merge takes the shard's files only when its own inputs give the same key."""
         base = _hash(self.code, self.options, self.content)
         runs = self._run_keys(release)
-        return {
-            f"{view.bench.id}/{view.version.id}": _hash(base, sorted(runs[(view.key, r)] for r in view.runs))
-            for view in release.views
-        }
+        return {view.folder: _hash(base, sorted(runs[(view.key, r)] for r in view.runs)) for view in release.views}
 
     def _clean_keys(self, release: Release) -> dict[str, str]:
         """ "bench/version/run" -> key under which a run scanned without a finding stays clean."""
@@ -245,7 +247,7 @@ class BuildCache:
         pages, manifest = self.previous.get("pages", {}), self._previous_manifest()
         out = {}
         for url, key in keys.items():
-            rel = url[1:] + "index.html" if url.endswith("/") else url[1:]
+            rel = file_for(url)
             if pages.get(url) == key and self._check([rel], manifest):
                 out[url] = self.out / rel
         return out
@@ -253,10 +255,7 @@ class BuildCache:
     @staticmethod
     def bundle_keys(bundles: dict[str, list[str]], keys: dict[str, str]) -> dict[str, str]:
         """A search bundle's key: the keys of the pages it indexes."""
-        return {
-            name: _hash([keys.get("/" + p.removesuffix("index.html")) for p in pages])
-            for name, pages in bundles.items()
-        }
+        return {name: _hash([keys.get(url_of(p)) for p in pages]) for name, pages in bundles.items()}
 
     def reusable_bundles(self, bundle_keys: dict[str, str]) -> dict[str, list[str]]:
         """Bundle folder -> its files (site paths) in the previous output, for every bundle whose key is unchanged."""

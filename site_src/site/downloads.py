@@ -120,7 +120,7 @@ def transcripts_list_json(view: VersionView) -> str:
         rows.append(
             {
                 "id": t.id,
-                "path": f"{view.bench.id}/{view.version.id}/t/{t.id}/",
+                "path": f"{view.folder}/t/{t.id}/",
                 "entrant": view.entrants[t.entrant_id].label,
                 "item": view.version.item(t.item_id).title,
                 "item_id": t.item_id,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from flask import Flask, Response, send_from_directory
 
+from ..outdir import url_of
 from ..problems import Problems
 from ..readers.project import load_project
 from ..release import Release, build_release
@@ -48,7 +49,7 @@ def add_search(app: Flask, release: Release) -> None:
     bundles = search_index.bundles(release)
     pages = [page for listed in bundles.values() for page in listed]
     print(f"indexing {len(pages)} transcript page(s) for search (serve --no-search skips this)", file=sys.stderr)
-    render_urls(app, folder, ["/" + page.removesuffix("index.html") for page in pages])
+    render_urls(app, folder, [url_of(page) for page in pages])
     search_index.index_for_search(folder, bundles)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from ..outdir import files_below
 from ..readers.project import marker_for
 from ..release import Release, VersionView
 from ..secretscan import Finding, Scanner, find
@@ -80,14 +81,14 @@ def scan_output(site: Path, only: str | None = None, skip: set[str] | None = Non
     """Backstop after rendering: no written text file may match a rule (redaction markers never do). Files in skip
     (site paths) are left out: they are byte for byte files that passed this scan in an earlier build."""
     findings = []
-    paths = [site / only] if only else site.rglob("*")
     skip = skip or set()
-    for path in sorted(p for p in paths if p.is_file() and p.suffix in TEXT_SUFFIXES):
-        if path.relative_to(site).as_posix() in skip:
+    for rel in [only] if only else files_below(site):
+        path = site / rel
+        if rel in skip or not path.is_file() or path.suffix not in TEXT_SUFFIXES:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for rule in sorted({span[0] for span in find(text)}):
-            findings.append(Finding(path.relative_to(site).as_posix(), None, "(written file)", rule))
+            findings.append(Finding(rel, None, "(written file)", rule))
     return findings
 
 
@@ -115,8 +116,6 @@ def sources_for(release: Release, rel: str) -> list[str] | str:
 def version_sources(release: Release) -> dict[str, list[str]]:
     """Every public run file of each version, by "bench/version"."""
     return {
-        f"{view.bench.id}/{view.version.id}": sorted(
-            f"{run.path}/{f}" for run in view.runs.values() for f in run.public_files
-        )
+        view.folder: sorted(f"{run.path}/{f}" for run in view.runs.values() for f in run.public_files)
         for view in release.views
     }
