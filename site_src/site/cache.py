@@ -25,11 +25,12 @@ import pickle
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import GENERATOR
-from ..outdir import file_for, files_below, url_of
+from ..outdir import MANIFEST, file_for, files_below, url_of
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -91,6 +92,7 @@ class BuildCache:
     known: dict[str, str] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
     run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
+    run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
@@ -131,10 +133,7 @@ class BuildCache:
     # ---- runs as read: readers are the slow part of reading, so a run whose files did not change is not read again.
     # Pickle is safe here only because nothing but this build writes the cache folder, which is never published.
     def _run_file(self, rel: str) -> Path:
-        start = bisect.bisect_left(self.run_names, rel + "/")
-        end = bisect.bisect_left(self.run_names, rel + "0")  # "0" is the character after "/"
-        files = [(n, self.runs[n]) for n in self.run_names[start:end]]
-        key = _hash(STATE_FORMAT, self.code, self.content, rel, files)
+        key = _hash(STATE_FORMAT, self.code, self.content, rel, self._files_in(rel))
         self.runs_used.add(key)
         return cache_folder(self.out) / "runs" / f"{key}.pickle"
 
@@ -164,17 +163,21 @@ class BuildCache:
             return False
         return self._outputs() == self.previous.get("outputs")
 
+    def _files_in(self, rel: str) -> list[tuple[str, str]]:
+        """(name, digest) of every run file below the folder rel: they lie together in sorted order."""
+        start = bisect.bisect_left(self.run_names, rel + "/")
+        end = bisect.bisect_left(self.run_names, rel + "0")  # "0" is the character after "/"
+        return [(n, self.runs[n]) for n in self.run_names[start:end]]
+
     def _run_keys(self, release: Release) -> dict[tuple[tuple[str, str], str], str]:
-        """(version key, run id) -> one key over the run directory's files."""
-        run_of = {run.path: (view.key, run_id) for view in release.views for run_id, run in view.runs.items()}
-        files: dict[tuple[tuple[str, str], str], list[tuple[str, str]]] = {}
-        for name, digest in self.runs.items():
-            folder = name.rsplit("/", 1)[0]
-            while folder and folder not in run_of:  # the run directory holding this file, if any
-                folder = folder.rpartition("/")[0]
-            if folder:
-                files.setdefault(run_of[folder], []).append((name, digest))
-        return {(view.key, r): _hash(files.get((view.key, r), [])) for view in release.views for r in view.runs}
+        """(version key, run id) -> one key over the run directory's files; worked out once per release."""
+        if id(release) not in self.run_keys_of:
+            self.run_keys_of[id(release)] = {
+                (view.key, run_id): _hash(self._files_in(run.path))
+                for view in release.views
+                for run_id, run in view.runs.items()
+            }
+        return self.run_keys_of[id(release)]
 
     def version_keys(self, release: Release) -> dict[str, str]:
         """ "bench/version" -> key over everything its pages are made from: code, options, content and its runs. A
@@ -218,19 +221,21 @@ class BuildCache:
                 keys[f"/{b}/{v}/data/t/{tid}.json"] = key
         return keys
 
-    def _previous_manifest(self) -> dict[str, Any]:
+    @cached_property
+    def previous_files(self) -> dict[str, Any]:
+        """The previous output's manifest entries (read once: pages and bundles are both checked against it)."""
         try:
-            files = json.loads((self.out / "publish-manifest.json").read_text(encoding="utf-8"))["files"]
+            files = json.loads((self.out / MANIFEST).read_text(encoding="utf-8"))["files"]
         except (OSError, ValueError, KeyError, TypeError):
             return {}
         return files if isinstance(files, dict) else {}
 
-    def _check(self, rels: list[str], manifest: dict[str, Any]) -> bool:
+    def _check(self, rels: list[str]) -> bool:
         """Each file is in the previous output with the bytes its manifest lists; noted in known when so. A file
         whose size, mtime and inode are those recorded after the last build is unchanged since; any other is read
         and hashed."""
         sums = {}
-        recorded = self.previous.get("outputs", {})
+        manifest, recorded = self.previous_files, self.previous.get("outputs", {})
         for rel in rels:
             old = self.out / rel
             if rel not in manifest or not old.is_file() or old.is_symlink():
@@ -244,11 +249,11 @@ class BuildCache:
 
     def reusable(self, keys: dict[str, str]) -> dict[str, Path]:
         """URL -> file of the previous output holding exactly the bytes this build would write for it."""
-        pages, manifest = self.previous.get("pages", {}), self._previous_manifest()
+        pages = self.previous.get("pages", {})
         out = {}
         for url, key in keys.items():
             rel = file_for(url)
-            if pages.get(url) == key and self._check([rel], manifest):
+            if pages.get(url) == key and self._check([rel]):
                 out[url] = self.out / rel
         return out
 
@@ -259,7 +264,7 @@ class BuildCache:
 
     def reusable_bundles(self, bundle_keys: dict[str, str]) -> dict[str, list[str]]:
         """Bundle folder -> its files (site paths) in the previous output, for every bundle whose key is unchanged."""
-        previous, manifest = self.previous.get("bundles", {}), self._previous_manifest()
+        previous, manifest = self.previous.get("bundles", {}), self.previous_files
         by_bundle: dict[str, list[str]] = {}
         for rel in manifest:
             parts = rel.split("/")
@@ -269,7 +274,7 @@ class BuildCache:
         return {
             name: files
             for name, files in by_bundle.items()
-            if previous.get(name) == bundle_keys[name] and self._check(files, manifest)
+            if previous.get(name) == bundle_keys[name] and self._check(files)
         }
 
     def save(
