@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from . import GENERATOR
@@ -102,13 +105,27 @@ def _listed_files(manifest: Path) -> set[str] | None:
     return set(files) if isinstance(files, dict) else None
 
 
-def swap_in(new: Path, out: Path) -> None:
-    """Replace out with new; the old folder stays whole until the new one is complete."""
+def swap_in(new: Path, out: Path, wait: bool = False) -> None:
+    """Replace out with new; the old folder stays whole until the new one is in place.
+
+    The old folder is then deleted by a process of its own, in its own session (so a Ctrl-C in the terminal does
+    not stop it half way), while the build returns: deleting tens of thousands of files and folders is slower than
+    a rebuild that changes a few. With wait=True it is deleted before swap_in returns."""
     old = None
     if out.exists():
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
-        out.rename(old)
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        out.rename(old / out.name)
     new.chmod(0o755)  # mkdtemp made it private
     new.rename(out)
-    if old:
+    if old is None:
+        return
+    if wait:
         shutil.rmtree(old, ignore_errors=True)
+        return
+    subprocess.Popen(
+        [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True)", str(old)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )

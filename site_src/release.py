@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,15 @@ class VersionView:
     # transcript id -> {"entrant": (previous, next), "item": (previous, next)}: the ids next to it in the entrant's
     # list and on the item's page, None at either end
     neighbours: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
+    # what the site derives from the view (charts, item analysis), worked out once per process by once(): workers
+    # forked to render pages inherit what was worked out before the fork
+    derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def once(self, compute: Callable[[VersionView], Any]) -> Any:
+        """compute(self), worked out on first use only."""
+        if compute not in self.derived:
+            self.derived[compute] = compute(self)
+        return self.derived[compute]
 
     @property
     def stats(self) -> Any:

@@ -76,7 +76,7 @@ def write_review_kit(project: Project, out: Path, site: Path, count: int = 12, s
             "files": {f: hashlib.sha256((out / f).read_bytes()).hexdigest() for f in files},
         }
         (out / KIT_MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        swap_in(out, final)
+        swap_in(out, final, wait=True)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from helpers import CONTENT, edit_jsonl, tree_hash
+import pytest
+from helpers import CONTENT, ROOT, edit_json, edit_jsonl, tree_hash
 
 from site_src.cli import main
 
@@ -77,3 +82,93 @@ def test_a_secret_added_to_a_run_after_a_clean_build_is_still_found(runs_copy, t
     err = capsys.readouterr().err
     assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl, line 3" in err and "aws-access-key-id" in err
     assert "(changed)" not in (out / PAGE).read_text(encoding="utf-8")  # the previous site is as it was
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+TUCKER = "tuckerbench/demo-pilot-run1"
+EDITS = {  # one edit of each kind of input, in each system: the pages that show it must change, and only those
+    "pack response text": lambda runs: edit_jsonl(
+        runs / "uzbek-pack/demo-model-a-run1/responses.jsonl", 2, lambda r: r.update(raw_output="edited")
+    ),
+    "pack grading": lambda runs: edit_jsonl(
+        runs / "uzbek-pack/demo-model-b-run1/responses.jsonl",
+        2,
+        lambda r: r["grading"].update(outcome="fail", checks={"comparison": "fail"}),
+    ),
+    "tuckerbench judgment": lambda runs: edit_jsonl(
+        runs / TUCKER / "judgments/judge-k.jsonl", 1, lambda r: r["scores"].update(fidelity=1)
+    ),
+    "tuckerbench entrant label": lambda runs: edit_json(
+        runs / TUCKER / "manifest.json", lambda m: m["entrants"][0].update(label="Renamed Alpha")
+    ),
+    "tuckerbench transcript text": lambda runs: edit_json(
+        runs / TUCKER / "transcripts/beta/s2-meeting-invite.r1.json",
+        lambda t: t["turns"][-1].update(content=t["turns"][-1]["content"] + " (edited)"),
+    ),
+    "rubric output text": lambda runs: _append(
+        runs / "halees-dual-layer/demo-system-y/tasks/T2/iteration-1.output.txt", "\nedited"
+    ),
+    "rubric grading": lambda runs: edit_json(
+        runs / "halees-dual-layer/demo-system-y/tasks/T2/iteration-1.grading.json",
+        lambda g: g["category_scores"].update(accuracy=40),
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_page_keys_cover_what_each_kind_of_edit_changes(edit, runs_copy, tmp_path, capsys):
+    """Item and list pages, transcript pages and downloads are kept by key (page_keys.py): after any edit, the
+    rebuild is byte for byte a full build, and most pages were kept, not rendered."""
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0
+    EDITS[edit](runs_copy)
+    capsys.readouterr()
+    assert build(runs_copy, out) == 0
+    said = capsys.readouterr().out
+    assert "up to date" not in said  # the edit changed a file
+    kept = int(said.split(" unchanged files were kept")[0].rsplit(" ", 1)[-1])
+    assert build(runs_copy, full, "--fresh") == 0
+    assert tree_hash(out) == tree_hash(full)
+    assert kept > 150
+
+
+def test_page_keys_are_the_same_in_every_process(tmp_path):
+    """Keys are canonical (no set order, no object address): two processes with different hash seeds agree, so a
+    rebuild does not render pages for nothing."""
+    script = (
+        "import json, sys; sys.path.insert(0, 'tests'); from helpers import load, RUNS; "
+        "from site_src.release import build_release; from site_src.site.page_keys import page_keys; "
+        "print(json.dumps(page_keys(build_release(load(RUNS)), 'base'), sort_keys=True))"
+    )
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1]
+    assert any("/items/" in url for url in outputs[0]) and any("/transcripts/" in url for url in outputs[0])
+
+
+def test_a_chart_whose_spec_is_unchanged_is_not_drawn_again(runs_copy, tmp_path, monkeypatch):
+    """A transcript's text does not move a TuckerBench score, so no chart changes: the rebuild takes every drawing
+    from the last build and never starts vl-convert."""
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0
+    EDITS["tuckerbench transcript text"](runs_copy)
+    assert build(runs_copy, full, "--fresh") == 0
+    import site_src.site.charts as charts
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a chart was drawn again")
+
+    monkeypatch.setattr(charts.vl_convert, "vegalite_to_svg", refuse)
+    monkeypatch.setattr(charts, "DRAWN", {})  # nothing left over from the builds above in this process
+    import site_src.site.build as b
+
+    monkeypatch.setattr(b, "DRAWN", charts.DRAWN)
+    assert build(runs_copy, out) == 0
+    assert tree_hash(out) == tree_hash(full)

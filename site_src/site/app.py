@@ -7,7 +7,6 @@ a sub-path. Pages look things up in the Release computed before the app starts; 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -57,14 +56,6 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     app.config.update(FREEZER_IGNORE_MIMETYPE_WARNINGS=False, JSON_AS_ASCII=False)
     app.jinja_env.autoescape = True
     app.jinja_env.filters.update(FILTERS)
-    per_view: dict[tuple[tuple[str, str], Callable[[VersionView], Any]], Any] = {}
-
-    def once(view: VersionView, compute: Callable[[VersionView], Any]) -> Any:
-        """compute(view), worked out once per version for every page that shows it (charts, item analysis)."""
-        if (view.key, compute) not in per_view:
-            per_view[view.key, compute] = compute(view)
-        return per_view[view.key, compute]
-
     urls: dict[tuple[str, str, tuple[tuple[str, Any], ...]], str] = {}  # url_for is pure here, and pages call it often
 
     @app.url_defaults
@@ -81,7 +72,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         return view
 
     def charts(view: VersionView) -> list[Any]:
-        return once(view, charts_for)
+        return view.once(charts_for)
 
     @app.context_processor
     def helpers() -> dict[str, Any]:
@@ -156,7 +147,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     @app.route("/<bench>/<version>/items/")
     def items(bench: str, version: str) -> str:
         view = view_or_404(bench, version)
-        return page("items.html", view=view, analysis=once(view, item_analysis))
+        return page("items.html", view=view, analysis=view.once(item_analysis))
 
     @app.route("/<bench>/<version>/items/<item_id>/", defaults={"number": 1})
     @app.route("/<bench>/<version>/items/<item_id>/page/<int:number>/")
@@ -172,7 +163,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             "item.html",
             view=view,
             item=view.version.item(item_id),
-            analysis=once(view, item_analysis)[item_id],
+            analysis=view.once(item_analysis)[item_id],
             judge_labels={j.id: j.label for r in view.runs.values() for j in r.judges},
             transcripts=cards,
             total=len(ordered),
@@ -187,7 +178,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         rows, pages = paginate(list(view.transcripts.values()), number)
         if number > pages:
             abort(404)
-        present = once(view, result_states)  # the result filter offers only the states that occur
+        present = view.once(result_states)  # the result filter offers only the states that occur
         return page("transcripts.html", view=view, rows=rows, number=number, pages=pages, present=present)
 
     @app.route("/<bench>/<version>/t/<tid>/")

@@ -29,7 +29,7 @@ from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date
-from .charts import charts_for, runtime_started, svg_for
+from .charts import DRAWN, charts_for, drawing_key, svg_for
 from .publish import clean_runs, scan_output, scan_release, sources_for, version_sources
 
 
@@ -42,6 +42,7 @@ def freeze(
     reuse: dict[str, Path] | None = None,
     versions: set[str] | None = None,
     site_pages: bool = True,
+    drawings: dict[str, str] | None = None,
 ) -> list[str]:
     """Write every page the app answers into dest, in `jobs` worker processes (default: one per CPU).
 
@@ -86,10 +87,18 @@ def freeze(
         os.link(reuse[url], path)
     built: set[str] = set(reuse) & set(urls)
     urls = [u for u in urls if u not in built]
-    if runtime_started():  # vl-convert's runtime already runs here: its threads would be missing in a forked
-        for view in chosen:  # worker, so draw every chart now and let the workers find the SVGs cached
-            for chart in charts_for(view):
-                svg_for(chart)
+    # every chart is drawn here, once, before the workers fork: they find it drawn (and vl-convert's runtime, whose
+    # threads a forked worker would lack, runs only here). Drawings an earlier build made of the same specs are used
+    # as they are; on return, drawings holds this build's.
+    DRAWN.update(drawings or {})
+    drawn: dict[str, str] = {}
+    for view in chosen:
+        for chart in view.once(charts_for):
+            svg_for(chart)
+            drawn[drawing_key(chart)] = DRAWN[drawing_key(chart)]
+    if drawings is not None:
+        drawings.clear()
+        drawings.update(drawn)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
         linked = render_urls(app, dest, urls, jobs, progress.update)
@@ -103,8 +112,10 @@ def render_urls(
     app: Any, dest: Path, urls: list[str], jobs: int | None = None, done: Callable[[int], Any] = lambda n: None
 ) -> set[str]:
     """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to."""
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(urls) // CHUNK or 1))
-    chunks = [urls[i : i + CHUNK] for i in range(0, len(urls), CHUNK)]
+    jobs = jobs or os.cpu_count() or 1
+    size = max(1, min(CHUNK, -(-len(urls) // (2 * jobs))))  # a few pages (a rebuild) are still shared out
+    chunks = [urls[i : i + size] for i in range(0, len(urls), size)]
+    jobs = min(jobs, len(chunks))
     linked: set[str] = set()
     global _WORK
     _WORK = (app, dest)  # inherited by the forked workers
@@ -186,7 +197,7 @@ def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
     for tid in view.transcripts:
         yield "transcript", {"bench": b, "version": v, "tid": tid}
         yield "transcript_json", {"bench": b, "version": v, "tid": tid}
-    for chart in charts_for(view):  # whatever charts the version's system draws
+    for chart in view.once(charts_for):  # whatever charts the version's system draws
         for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
             yield endpoint, {"bench": b, "version": v, "name": chart.name}
 
@@ -197,7 +208,7 @@ def write_manifest(
     redactions: list[Finding],
     known: dict[str, str] | None = None,
     shard: dict[str, Any] | None = None,
-) -> None:
+) -> list[str]:
     """Every published file with its SHA-256 and the run files it came from, and every redaction made. known holds
     the SHA-256 of files already checked (those reused from the last build). A shard's manifest also names the
     versions it holds, each with the key of the inputs it was built from."""
@@ -225,6 +236,7 @@ def write_manifest(
     }
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     (site / MANIFEST).write_text(text, encoding="utf-8")
+    return list(files)
 
 
 def _gather_shards(
@@ -310,10 +322,30 @@ def build_site(
     only: str | None = None,
     shards: list[Path] | None = None,
 ) -> int:
-    refused = output_problem(out, MANIFEST, project.inputs())
+    # the command line checks the output folder before it opens the cache beside it; a call without one checks here
+    refused = output_problem(out, MANIFEST, project.inputs()) if cache is None else None
     if refused:
         print(f"error: {refused}", file=sys.stderr)
         return 1
+    gc.freeze()  # what was read lives until the end: spare it the collector's full passes
+    try:
+        return _build(project, out, base_path, search, redact_secrets, quiet, read_seconds, cache, only, shards)
+    finally:
+        gc.unfreeze()
+
+
+def _build(
+    project: Project,
+    out: Path,
+    base_path: str,
+    search: bool,
+    redact_secrets: bool,
+    quiet: bool,
+    read_seconds: float | None,
+    cache: BuildCache | None,
+    only: str | None,
+    shards: list[Path] | None,
+) -> int:
     phases = Phases(**({"read": read_seconds} if read_seconds is not None else {}))
     release = build_release(project)  # scores are computed here, from the text exactly as recorded
     phases.done("score")
@@ -360,7 +392,10 @@ def build_site(
             print(f"error: {problem}; nothing was written", file=sys.stderr)
             shutil.rmtree(tmp, ignore_errors=True)
             return 1
-        urls = freeze(release, tmp, base_path, quiet, reuse=reuse, versions=versions, site_pages=site_pages)
+        drawings = cache.drawings() if cache else None
+        urls = freeze(
+            release, tmp, base_path, quiet, reuse=reuse, versions=versions, site_pages=site_pages, drawings=drawings
+        )
         phases.done("render")
         bundle_keys: dict[str, str] = {}
         known = cache.known if cache else {}  # reused files: bytes checked against the last manifest
@@ -380,7 +415,7 @@ def build_site(
             phases.done("search index")
         if not leaked:
             shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
-            write_manifest(tmp, release, findings, known, shard)
+            written = write_manifest(tmp, release, findings, known, shard)
             leaked = scan_output(tmp, only=MANIFEST)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
@@ -391,7 +426,7 @@ def build_site(
             return 1
         swap_in(tmp, out)
         if cache:
-            cache.save(keys, bundle_keys, release, clean_runs(release, findings))
+            cache.save(keys, bundle_keys, release, clean_runs(release, findings), [*written, MANIFEST], drawings)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

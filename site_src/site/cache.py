@@ -7,17 +7,19 @@ published). A key is a SHA-256 over what something is made from:
   is unchanged and the output folder is as the last build left it, the build returns at once. As in git's index, a
   file whose size, modification time and inode are those recorded keeps its recorded digest, so an unchanged
   release is checked without reading it (`--fresh` reads and renders everything);
-- a transcript page's key (and its JSON download's) covers the code, the options, every content file, the version's
-  judge pages, the files of the transcript's run and of every run of its entrant, and the page's neighbours. A page
-  whose key is unchanged is hard-linked from the previous output, after its bytes are checked against the previous
-  publish manifest; every other page is rendered. Any change to code, templates or content renders everything.
+- a page's key covers the code, the options, every content file and the data the page shows (page_keys.py says
+  which pages have one and what their keys cover). A page whose key is unchanged is hard-linked from the previous
+  output, after its bytes are checked against the previous publish manifest; every other page is rendered. Any
+  change to code, templates or content renders everything.
 
-Pages drawn from every run of a version (leaderboard, breakdown, items, entrants) are always rendered.
+Pages drawn from every run of a version (leaderboard, breakdown, items, entrants) are rendered whenever the build
+runs.
 """
 
 from __future__ import annotations
 
 import bisect
+import gc
 import hashlib
 import json
 import os
@@ -90,6 +92,7 @@ class BuildCache:
     content: dict[str, str] = field(init=False)  # content file -> digest
     runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
     known: dict[str, str] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
+    known_stats: dict[str, list[int]] = field(init=False, default_factory=dict)  # reused, unchanged since recorded
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
     run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
@@ -139,11 +142,16 @@ class BuildCache:
 
     def load(self, rel: str) -> tuple[Any, Any, list[Any]] | None:
         path = self._run_file(rel)
+        collecting = gc.isenabled()
+        gc.disable()  # unpickling makes a run's objects all at once: the collector would only walk them in vain
         try:
             with path.open("rb") as f:
                 return pickle.load(f)  # noqa: S301 - written by this build, see above
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
             return None
+        finally:
+            if collecting:
+                gc.enable()
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         path = self._run_file(rel)
@@ -198,28 +206,11 @@ class BuildCache:
         return {tuple(name.split("/", 2)) for name, key in now.items() if recorded.get(name) == key}  # type: ignore[misc]
 
     def page_keys(self, release: Release) -> dict[str, str]:
-        """URL -> key of every transcript page and transcript download."""
-        base = _hash(self.code, self.options, self.content)
-        run_key = self._run_keys(release)
-        keys = {}
-        for view in release.views:
-            b, v = view.bench.id, view.version.id
-            version = _hash(base, b, v, bool(view.judge_reports))
-            by_entrant: dict[str, list[str]] = {}
-            for run_id, run in view.runs.items():
-                for e in run.entrants:
-                    by_entrant.setdefault(e.id, []).append(run_key[(view.key, run_id)])
-            for tid, t in view.transcripts.items():
-                key = _hash(
-                    version,
-                    tid,
-                    run_key[(view.key, t.run_id)],
-                    sorted(by_entrant.get(t.entrant_id, [])),
-                    view.neighbours.get(tid),
-                )
-                keys[f"/{b}/{v}/t/{tid}/"] = key
-                keys[f"/{b}/{v}/data/t/{tid}.json"] = key
-        return keys
+        """URL -> key of every page that comes in thousands (transcripts, their downloads, item and list pages),
+        over what the page shows (see page_keys.py)."""
+        from .page_keys import page_keys  # the scored release is loaded by now; the up-to-date check needs neither
+
+        return page_keys(release, _hash(self.code, self.options, self.content))
 
     @cached_property
     def previous_files(self) -> dict[str, Any]:
@@ -234,17 +225,21 @@ class BuildCache:
         """Each file is in the previous output with the bytes its manifest lists; noted in known when so. A file
         whose size, mtime and inode are those recorded after the last build is unchanged since; any other is read
         and hashed."""
-        sums = {}
+        sums, stats = {}, {}
         manifest, recorded = self.previous_files, self.previous.get("outputs", {})
         for rel in rels:
             old = self.out / rel
             if rel not in manifest or not old.is_file() or old.is_symlink():
                 return False
-            listed = manifest[rel].get("sha256")
-            sums[rel] = listed if recorded.get(rel) == _stat(old) else hashlib.sha256(old.read_bytes()).hexdigest()
+            listed, stat = manifest[rel].get("sha256"), _stat(old)
+            if recorded.get(rel) == stat:
+                sums[rel], stats[rel] = listed, stat
+            else:
+                sums[rel] = hashlib.sha256(old.read_bytes()).hexdigest()
             if sums[rel] != listed:
                 return False
         self.known |= sums
+        self.known_stats |= stats
         return True
 
     def reusable(self, keys: dict[str, str]) -> dict[str, Path]:
@@ -283,15 +278,18 @@ class BuildCache:
         bundle_keys: dict[str, str],
         release: Release,
         clean: set[tuple[str, str, str]],
+        files: list[str],
+        drawings: dict[str, str] | None = None,
     ) -> None:
-        """Record this build's keys, once its output is in place."""
+        """Record this build's keys, once its output (these files) is in place. A file hard-linked from the last
+        build keeps the size, mtime and inode recorded then; only the files written anew are looked at."""
         clean_keys = self._clean_keys(release)
         state = {
             "format": STATE_FORMAT,
             "build_key": self.key,
             "code": self.code_files,
             "inputs": self.inputs,
-            "outputs": self._outputs(),
+            "outputs": {rel: self.known_stats.get(rel) or _stat(self.out / rel) for rel in files},
             "pages": keys,
             "bundles": bundle_keys,
             "clean": {name: key for name, key in clean_keys.items() if tuple(name.split("/", 2)) in clean},
@@ -301,6 +299,18 @@ class BuildCache:
         for old in (folder / "runs").glob("*.pickle"):  # runs no longer among the inputs, or changed since
             if old.stem not in self.runs_used:
                 old.unlink(missing_ok=True)
-        tmp = folder / f"state.json.{os.getpid()}"
-        tmp.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
-        tmp.replace(folder / "state.json")
+        for name, data in (("drawings.json", drawings or {}), ("state.json", state)):
+            tmp = folder / f"{name}.{os.getpid()}"
+            tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+            tmp.replace(folder / name)
+
+    def drawings(self) -> dict[str, str]:
+        """The charts the last build drew (drawing key -> SVG; the key covers the spec and vl-convert's version).
+        Drawing is the slow part of a chart; a chart whose spec did not change is not drawn again."""
+        if not self.previous:  # --fresh, or no build before
+            return {}
+        try:
+            found = json.loads((cache_folder(self.out) / "drawings.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return found if isinstance(found, dict) else {}

@@ -5,9 +5,9 @@ Each chart also offers its Vega-Lite spec (data inline) and its data as CSV for 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import altair as alt
@@ -202,22 +202,19 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
     return alt.layer(cells, labels)
 
 
-_STARTED = False  # whether this process has started vl-convert's runtime (a forked child must not use one)
+# drawing key -> SVG: drawn in this process, or by an earlier build and kept in its cache (see cache.py)
+DRAWN: dict[str, str] = {}
 
 
-def runtime_started() -> bool:
-    return _STARTED
-
-
-@lru_cache(maxsize=256)
-def _svg(spec_json: str) -> str:
-    global _STARTED
-    _STARTED = True
-    return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
+def drawing_key(chart: Chart) -> str:
+    """What a drawing is made from: the spec and the drawing library's version."""
+    return hashlib.sha256(f"{vl_convert.__version__}\n{chart.spec_json()}".encode()).hexdigest()
 
 
 def svg_for(chart: Chart) -> str:
-    """The chart as inline SVG with an accessible name; rendered once per spec."""
-    svg = _svg(chart.spec_json())
+    """The chart as inline SVG with an accessible name; drawn once per spec."""
+    key = drawing_key(chart)
+    if key not in DRAWN:
+        DRAWN[key] = vl_convert.vegalite_to_svg(json.loads(chart.spec_json()), allowed_base_urls=[])
     label = chart.title.replace('"', "'")
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" focusable="false" ', 1)
+    return DRAWN[key].replace("<svg ", f'<svg role="img" aria-label="{label}" focusable="false" ', 1)

@@ -1,0 +1,103 @@
+"""What a page shows, as a key: two builds that give a page the same key write the same bytes for it.
+
+A key is a SHA-256 over the data a page's template reads, in a canonical form (dataclasses field by field, sets
+sorted, numbers exact), together with `base`, the key of the code, templates, options and content. A transcript
+edited in one run changes the key of its own page, its download and the item and list pages that show it; the
+other 10,000 pages keep theirs, so a rebuild hard-links them instead of rendering (see cache.py).
+
+Keys are given only to the pages that come in thousands: transcript pages and downloads, item pages and the
+transcript list's pages. Pages drawn from the whole version (leaderboard, breakdown, entrants, items, charts,
+downloads) are rendered on every build that reads a changed run.
+
+When a template comes to show more, its key must cover it: tests/test_incremental_build.py edits each kind of
+input (text, judgment, grading, metadata) and checks the rebuild byte for byte against a full build.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+from ..release import Release, VersionView, paginate
+from .app import CARDS_PER_PAGE, item_analysis, result_states
+
+# a run's own fields a page can show; its records are covered record by record
+RUN_RECORDS = {"transcripts", "judgments", "calibration", "human_pairs"}
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: Any) -> Any:
+    """json's hook for what it cannot write itself. Anything unforeseen is an error, never a key that could stay
+    the same while the page changes."""
+    kind = type(value)
+    names = _FIELDS.get(kind)
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        return [kind.__name__, [getattr(value, name) for name in names]]
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    if isinstance(value, Fraction):
+        return ["Fraction", value.numerator, value.denominator]
+    if hasattr(value, "tolist"):  # numpy arrays and scalars
+        return value.tolist()
+    raise TypeError(f"no canonical form for {type(value).__name__} in a page key")
+
+
+def key_of(*parts: Any) -> str:
+    text = json.dumps(parts, default=_plain, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _run_facts(run: Any) -> dict[str, Any]:
+    return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in RUN_RECORDS}
+
+
+def page_keys(release: Release, base: str) -> dict[str, str]:
+    """URL -> key of every transcript page and download, item page and transcript list page."""
+    keys: dict[str, str] = {}
+    for view in release.views:
+        keys.update(_version_keys(view, base))
+    return keys
+
+
+def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
+    b, v = view.bench.id, view.version.id
+    # what every page of the version shows around its content: navigation, the demo banner, the footer, colours
+    frame = key_of(base, b, v, view.version.demo, view.version.content_hash, bool(view.judge_reports))
+    entrants = key_of(view.entrants, view.colours)
+    runs = {run_id: key_of(_run_facts(run)) for run_id, run in view.runs.items()}
+    records = {
+        tid: key_of(t, view.scored.transcripts.get(tid), view.summaries[tid], view.judgments_for(tid))
+        for tid, t in view.transcripts.items()
+    }
+    for tid, t in view.transcripts.items():
+        key = key_of(frame, entrants, tid, records[tid], runs[t.run_id], view.neighbours.get(tid))
+        yield f"/{b}/{v}/t/{tid}/", key
+        yield f"/{b}/{v}/data/t/{tid}.json", key
+
+    analysis = view.once(item_analysis)
+    judge_labels = {j.id: j.label for r in view.runs.values() for j in r.judges}
+    for item_id in view.by_item:
+        ordered = view.item_transcripts(item_id)
+        _, pages = paginate(ordered, 1, CARDS_PER_PAGE)
+        shared = key_of(frame, entrants, judge_labels, item_id, analysis.get(item_id), len(ordered), pages)
+        for n in range(1, pages + 1):
+            cards, _ = paginate(ordered, n, CARDS_PER_PAGE)
+            url = f"/{b}/{v}/items/{item_id}/" if n == 1 else f"/{b}/{v}/items/{item_id}/page/{n}/"
+            yield url, key_of(shared, n, [records[t.id] for t in cards])
+
+    listed = list(view.transcripts.values())
+    _, pages = paginate(listed, 1)
+    shared = key_of(frame, entrants, len(listed), pages, view.once(result_states))
+    for n in range(1, pages + 1):
+        rows, _ = paginate(listed, n)
+        shown = [(t.id, t.entrant_id, t.item_id, t.run_id, t.attempt, view.summaries[t.id]) for t in rows]
+        url = f"/{b}/{v}/transcripts/" if n == 1 else f"/{b}/{v}/transcripts/page/{n}/"
+        yield url, key_of(shared, n, shown)
