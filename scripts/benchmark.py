@@ -256,13 +256,13 @@ def rebuilds(tmp: Path) -> None:
     timed([*cmd, "--out", str(tmp / "cli-fresh"), "--quiet", "--fresh"])
     identical = tree_digest(tmp / "cli-site") == tree_digest(tmp / "cli-fresh")
     print("build.py, whole build (read, score, scan, render, charts, search index, manifest):")
-    print(f"  full build                          {full:8.2f} s   peak memory {full_mb:5.0f} MB (main process)")
+    print(f"  {'full build':<48} {full:8.2f} s   peak memory {full_mb:5.0f} MB (main process)")
     for what, seconds in (
         ("nothing changed", same),
         ("one transcript edited in one run", edited),
         ("one run judged again (its scores move)", rejudged),
     ):
-        print(f"  rebuild, {what:<40} {seconds:8.2f} s   {seconds / full:6.1%} of the full build")
+        print(f"  {'rebuild, ' + what:<48} {seconds:8.2f} s   {seconds / full:6.1%} of the full build")
     print(f"  after the changes, byte-identical to a full build: {'yes' if identical else 'NO'}")
 
 

@@ -29,7 +29,7 @@ from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date
-from .charts import DRAWN, charts_for, drawing_key, svg_for
+from .charts import DRAWN, charts_for, draw_all, drawing_key
 from .publish import clean_runs, scan_output, scan_release, sources_for, version_sources
 
 
@@ -87,18 +87,14 @@ def freeze(
         os.link(reuse[url], path)
     built: set[str] = set(reuse) & set(urls)
     urls = [u for u in urls if u not in built]
-    # every chart is drawn here, once, before the workers fork: they find it drawn (and vl-convert's runtime, whose
-    # threads a forked worker would lack, runs only here). Drawings an earlier build made of the same specs are used
-    # as they are; on return, drawings holds this build's.
+    # every chart is drawn once, before the workers fork: they find it drawn. Drawings an earlier build made of the
+    # same specs are used as they are; on return, drawings holds this build's.
     DRAWN.update(drawings or {})
-    drawn: dict[str, str] = {}
-    for view in chosen:
-        for chart in view.once(charts_for):
-            svg_for(chart)
-            drawn[drawing_key(chart)] = DRAWN[drawing_key(chart)]
+    charts = [chart for view in chosen for chart in view.once(charts_for)]
+    draw_all(charts)
     if drawings is not None:
         drawings.clear()
-        drawings.update(drawn)
+        drawings.update({drawing_key(c): DRAWN[drawing_key(c)] for c in charts})
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
         linked = render_urls(app, dest, urls, jobs, progress.update)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,6 +205,7 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
 
 # drawing key -> SVG: drawn in this process, or by an earlier build and kept in its cache (see cache.py)
 DRAWN: dict[str, str] = {}
+_RUNTIME = False  # whether vl-convert's runtime runs in this process (a forked child lacks its threads)
 
 
 def drawing_key(chart: Chart) -> str:
@@ -215,6 +217,27 @@ def svg_for(chart: Chart) -> str:
     """The chart as inline SVG with an accessible name; drawn once per spec."""
     key = drawing_key(chart)
     if key not in DRAWN:
-        DRAWN[key] = vl_convert.vegalite_to_svg(json.loads(chart.spec_json()), allowed_base_urls=[])
+        DRAWN[key] = _draw(chart.spec_json())
     label = chart.title.replace('"', "'")
     return DRAWN[key].replace("<svg ", f'<svg role="img" aria-label="{label}" focusable="false" ', 1)
+
+
+def _draw(spec_json: str) -> str:
+    global _RUNTIME
+    _RUNTIME = True
+    return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
+
+
+def draw_all(charts: list[Chart]) -> None:
+    """Draw every chart not drawn yet, before render workers are forked: they then find each one in DRAWN.
+
+    Unless the runtime already runs here (the preview server draws on demand), the drawing is done in a process
+    forked for it, so neither this process nor the workers forked from it carry the runtime's memory."""
+    todo = {drawing_key(c): c.spec_json() for c in charts if drawing_key(c) not in DRAWN}
+    if not todo:
+        return
+    if _RUNTIME:
+        DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
+        return
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        DRAWN.update(zip(todo, pool.map(_draw, list(todo.values())), strict=True))
