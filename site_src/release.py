@@ -92,6 +92,11 @@ class VersionView:
             return dict(titles).get(category, category.replace("_", " "))
         return category.replace("_", " ")
 
+    @property
+    def judge_labels(self) -> dict[str, str]:
+        """Judge id -> label, over every run of the version (item pages name each judge's score)."""
+        return {j.id: j.label for r in self.runs.values() for j in r.judges}
+
     def rows_for(self, entrant_id: str) -> list[Row]:
         return [r for r in self.rows if r.entrant_id == entrant_id]
 

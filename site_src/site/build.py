@@ -29,7 +29,7 @@ from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date
-from .charts import DRAWN, charts_for, draw_all, drawing_key
+from .charts import DRAWN, charts_for, draw_all
 from .publish import clean_runs, scan_output, scan_release, sources_for, version_sources
 
 
@@ -90,11 +90,10 @@ def freeze(
     # every chart is drawn once, before the workers fork: they find it drawn. Drawings an earlier build made of the
     # same specs are used as they are; on return, drawings holds this build's.
     DRAWN.update(drawings or {})
-    charts = [chart for view in chosen for chart in view.once(charts_for)]
-    draw_all(charts)
+    drawn = draw_all([chart for view in chosen for chart in view.once(charts_for)])
     if drawings is not None:
         drawings.clear()
-        drawings.update({drawing_key(c): DRAWN[drawing_key(c)] for c in charts})
+        drawings.update(drawn)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
         linked = render_urls(app, dest, urls, jobs, progress.update)

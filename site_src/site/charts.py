@@ -228,16 +228,17 @@ def _draw(spec_json: str) -> str:
     return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
 
 
-def draw_all(charts: list[Chart]) -> None:
-    """Draw every chart not drawn yet, before render workers are forked: they then find each one in DRAWN.
+def draw_all(charts: list[Chart]) -> dict[str, str]:
+    """Draw every chart not drawn yet, before render workers are forked: they then find each one in DRAWN. Returns
+    the drawing of each chart given, by drawing key.
 
     Unless the runtime already runs here (the preview server draws on demand), the drawing is done in a process
     forked for it, so neither this process nor the workers forked from it carry the runtime's memory."""
-    todo = {drawing_key(c): c.spec_json() for c in charts if drawing_key(c) not in DRAWN}
-    if not todo:
-        return
-    if _RUNTIME:
+    specs = {drawing_key(c): c.spec_json() for c in charts}
+    todo = {key: spec for key, spec in specs.items() if key not in DRAWN}
+    if todo and _RUNTIME:
         DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
-        return
-    with multiprocessing.get_context("fork").Pool(1) as pool:
-        DRAWN.update(zip(todo, pool.map(_draw, list(todo.values())), strict=True))
+    elif todo:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            DRAWN.update(zip(todo, pool.map(_draw, list(todo.values())), strict=True))
+    return {key: DRAWN[key] for key in specs}

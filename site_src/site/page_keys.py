@@ -83,11 +83,10 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
         yield f"/{b}/{v}/data/t/{tid}.json", key
 
     analysis = view.once(item_analysis)
-    judge_labels = {j.id: j.label for r in view.runs.values() for j in r.judges}
     for item_id in view.by_item:
         ordered = view.item_transcripts(item_id)
         _, pages = paginate(ordered, 1, CARDS_PER_PAGE)
-        shared = key_of(frame, entrants, judge_labels, item_id, analysis.get(item_id), len(ordered), pages)
+        shared = key_of(frame, entrants, view.judge_labels, item_id, analysis.get(item_id), len(ordered), pages)
         for n in range(1, pages + 1):
             cards, _ = paginate(ordered, n, CARDS_PER_PAGE)
             url = f"/{b}/{v}/items/{item_id}/" if n == 1 else f"/{b}/{v}/items/{item_id}/page/{n}/"
