@@ -40,6 +40,7 @@ from jinja2 import Environment, FileSystemLoader
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from site_src.outdir import files_below  # noqa: E402
 from site_src.problems import Problems  # noqa: E402
 from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
 from site_src.readers.project import load_project  # noqa: E402
@@ -324,7 +325,7 @@ def main() -> None:
         urls = phase("render and freeze", lambda: freeze(release, site))
         if not args.no_search:
             phase("search index", lambda: index_for_search(site, bundles(release)))
-        phase("publish manifest", lambda: write_manifest(site, release, []))
+        phase("publish manifest", lambda: write_manifest(site, files_below(site), release, []))
         pages = [p for p in site.rglob("*.html")]
         render = dict(figures)["render and freeze"]
         print(f"  pages: {len(pages)} HTML ({len(urls)} files), {len(pages) / render:.0f} pages/s while freezing")

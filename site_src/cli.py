@@ -211,9 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     cache = None
     if args.command in ("build", "merge"):
-        from .outdir import MANIFEST, output_problem
+        from .outdir import MANIFEST, output_problem, recover
         from .site.cache import BuildCache, build_date
 
+        if recover(Path(args.out)):  # a build was cut short while it updated the site: put the old one back first
+            print(f"{args.out}: an update cut short by an earlier build was undone; the site is as before it")
         inputs = [("the content folder", Path(args.content)), *(("a runs folder", r) for r in _roots(args))]
         refused = output_problem(Path(args.out), MANIFEST, inputs)  # before anything is written beside it
         if refused:

@@ -5,6 +5,10 @@ folder is deleted. That is safe only when the old folder holds nothing but what 
 manifest listing every file it wrote, and a folder is replaced only when its manifest names our generator and
 lists every file in it. A folder that is, contains or lies inside an input (a runs folder, the content folder, the
 project itself) is never an output folder, however it looks.
+
+A rebuild that changes a few files of many moves those into the old folder instead (update_in_place): each old
+version is kept beside the folder and a journal is written before the first change, so a failed update is undone
+at once, and one cut short by a kill or a power cut is undone by the next build (recover) before anything else.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from . import GENERATOR
 
@@ -103,6 +108,90 @@ def _listed_files(manifest: Path) -> set[str] | None:
         return None
     files = data.get("files")
     return set(files) if isinstance(files, dict) else None
+
+
+JOURNAL = "journal.json"  # in the undo folder: what an update in place changes, written before it changes anything
+
+
+def undo_folder(out: Path) -> Path:
+    out = out.resolve()
+    return out.parent / f".{out.name}.undo"
+
+
+def update_in_place(stage: Path, out: Path, files: list[str], remove: list[str], last: str) -> None:
+    """Move each of files (site paths) from stage into out, over its old version if it has one, then delete the
+    files in remove from out; the file `last` (the manifest) is moved in after all others.
+
+    Each old version is first hard-linked (or, when removed, moved) into the undo folder, and the journal lists every
+    change before the first is made. Each move replaces one file at once (rename), so a reader sees every file
+    either old or new; if anything fails, recover() puts the old versions back before the error is raised."""
+    out = out.resolve()
+    undo = undo_folder(out)
+    undo.mkdir()  # the command line has recovered (and so removed) any earlier one
+    replaced = [rel for rel in files if os.path.lexists(out / rel)]
+    added = sorted(set(files) - set(replaced))
+    remove = [rel for rel in remove if os.path.lexists(out / rel)]
+    journal = undo / f"{JOURNAL}.tmp"
+    with journal.open("w", encoding="utf-8") as f:
+        json.dump({"added": added, "replaced": replaced, "removed": remove}, f)
+        f.flush()
+        os.fsync(f.fileno())
+    journal.rename(undo / JOURNAL)
+    try:
+        for rel in replaced:
+            _place(out / rel, undo / rel, os.link)
+        for rel in remove:
+            _place(out / rel, undo / rel, os.rename)
+        for rel in sorted(files, key=lambda rel: rel == last):
+            _place(stage / rel, out / rel, os.replace)
+        _prune(out, remove)
+    except BaseException:
+        recover(out)
+        raise
+    (undo / JOURNAL).unlink()  # the update is complete: from here nothing is undone
+    shutil.rmtree(undo, ignore_errors=True)
+
+
+def recover(out: Path) -> bool:
+    """Undo an update in place of out that did not finish (its journal is still there): put back each old version,
+    delete each file it added. True when there was one to undo."""
+    out = out.resolve()
+    undo = undo_folder(out)
+    try:
+        plan = json.loads((undo / JOURNAL).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if undo.exists():  # the journal was never complete (nothing was changed) or the update was: only clear up
+            shutil.rmtree(undo, ignore_errors=True)
+        return False
+    for rel in plan["added"]:
+        (out / rel).unlink(missing_ok=True)
+    for rel in [*plan["replaced"], *plan["removed"]]:
+        if os.path.lexists(undo / rel):  # else it was never touched: out still holds the old version
+            _place(undo / rel, out / rel, os.replace)
+    _prune(out, plan["added"])
+    (undo / JOURNAL).unlink()
+    shutil.rmtree(undo, ignore_errors=True)
+    return True
+
+
+def _place(source: Path, target: Path, how: Any) -> None:
+    try:
+        how(source, target)
+    except FileNotFoundError:
+        if not source.exists() and not source.is_symlink():
+            raise
+        target.parent.mkdir(parents=True, exist_ok=True)
+        how(source, target)
+
+
+def _prune(root: Path, rels: list[str]) -> None:
+    """Remove the folders below root that held these files and are now empty (a full build would not have them)."""
+    folders = {p for rel in rels for p in (root / rel).parents if root in p.parents}
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass  # not empty
 
 
 def swap_in(new: Path, out: Path, wait: bool = False) -> None:

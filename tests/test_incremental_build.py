@@ -172,3 +172,81 @@ def test_a_chart_whose_spec_is_unchanged_is_not_drawn_again(runs_copy, tmp_path,
     monkeypatch.setattr(b, "DRAWN", charts.DRAWN)
     assert build(runs_copy, out) == 0
     assert tree_hash(out) == tree_hash(full)
+
+
+# ---- putting a rebuild in place: a few new files are moved into the old folder, under a journal
+def _leftovers(tmp_path: Path) -> list[str]:
+    """Work folders of a build still beside the site (the old folder a swap deletes in the background aside)."""
+    return sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".site.") and ".old-" not in p.name)
+
+
+@pytest.mark.parametrize("in_place", [True, False], ids=["new files moved in", "kept files linked into a new folder"])
+def test_both_ways_of_putting_a_rebuild_in_place_write_what_a_full_build_writes(
+    in_place, runs_copy, tmp_path, monkeypatch
+):
+    import site_src.site.build as b
+
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0
+    folder = out.stat().st_ino
+    monkeypatch.setattr(b, "in_place_pays", lambda kept, new: in_place)
+    EDITS["tuckerbench judgment"](runs_copy)
+    assert build(runs_copy, out) == 0
+    assert (out.stat().st_ino == folder) is in_place  # the same folder, or a new one swapped in
+    assert build(runs_copy, full, "--fresh") == 0
+    assert tree_hash(out) == tree_hash(full)
+    assert _leftovers(tmp_path) == [".site.cache"]
+
+
+def _fail_the_fifth_move_into(out: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
+    real, moves = os.replace, []
+
+    def replace(source, target):  # noqa: ANN001, ANN202
+        if str(target).startswith(str(out.resolve()) + os.sep):
+            moves.append(target)
+            if len(moves) == 5:
+                raise error
+        return real(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+
+
+def test_an_update_in_place_that_fails_half_way_is_undone_before_the_error_is_raised(runs_copy, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 0
+    before = tree_hash(out)
+    EDITS["tuckerbench judgment"](runs_copy)
+    _fail_the_fifth_move_into(out, monkeypatch, OSError(28, "No space left on device"))
+    with pytest.raises(OSError, match="No space left"):
+        build(runs_copy, out)
+    assert tree_hash(out) == before
+    assert _leftovers(tmp_path) == [".site.cache"]
+
+
+def test_an_update_in_place_cut_short_by_a_kill_is_undone_by_the_next_build(runs_copy, tmp_path, monkeypatch, capsys):
+    """A kill runs no handler: the half-updated site, its journal and the old versions stay. The journal lists
+    every change, so recover() puts back exactly the previous site, and the next build does so before anything."""
+    import site_src.outdir as outdir
+
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0
+    before = tree_hash(out)
+    EDITS["tuckerbench judgment"](runs_copy)
+    for then in ("recover", "build"):
+        with monkeypatch.context() as killed:
+            killed.setattr(outdir, "recover", lambda out: False)  # as if the process died: nothing is undone
+            _fail_the_fifth_move_into(out, killed, KeyboardInterrupt())
+            with pytest.raises(KeyboardInterrupt):
+                build(runs_copy, out)
+        assert tree_hash(out) != before, then  # half written
+        assert (tmp_path / ".site.undo/journal.json").is_file()
+        if then == "recover":
+            assert outdir.recover(out)
+            assert tree_hash(out) == before
+            assert _leftovers(tmp_path) == [".site.cache"]
+    capsys.readouterr()
+    assert build(runs_copy, out) == 0
+    assert "an update cut short by an earlier build was undone" in capsys.readouterr().out
+    assert build(runs_copy, full, "--fresh") == 0
+    assert tree_hash(out) == tree_hash(full)
+    assert _leftovers(tmp_path) == [".site.cache"]

@@ -1,5 +1,6 @@
 """Build the static site: freeze the Flask app into a temporary folder beside the output, index it for search,
-write the publish manifest, and only then swap it in. A failed build leaves the previous site as it was."""
+write the publish manifest, and only then put it in place (outdir.py: swapped in whole, or its new files moved in
+under a journal). A failed build leaves the previous site as it was."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from flask_frozen import Freezer
 from tqdm import tqdm
 
 from .. import GENERATOR
-from ..outdir import MANIFEST, file_for, files_below, output_problem, swap_in
+from ..outdir import MANIFEST, file_for, files_below, output_problem, swap_in, update_in_place
 from ..readers.project import Project
 from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
@@ -50,7 +51,7 @@ def freeze(
     workers are forked from this process after the release is scored, so each inherits it without copying, and
     each asks the same app for its share of the pages through the app's test client: the preview server and the
     site cannot disagree. A page linked from another but not listed is built too, as Frozen-Flask would. A page in
-    `reuse` is hard-linked from the earlier build's file instead (see cache.py).
+    `reuse` is not rendered: the earlier build's file holds its bytes (see cache.py), and the caller keeps it.
 
     versions ("bench/version" names, default all) and site_pages choose the pages: a shard renders one version's
     pages and no site-wide ones; a merge renders the site-wide pages only (see docs/scale.md).
@@ -77,15 +78,7 @@ def freeze(
             yield from version_pages(view)
 
     urls = [u for u in dict.fromkeys(freezer.all_urls()) if in_scope(u)]
-    reuse = reuse or {}
-    made: set[Path] = set()
-    for url in [u for u in urls if u in reuse]:
-        path = dest / file_for(url)
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
-        os.link(reuse[url], path)
-    built: set[str] = set(reuse) & set(urls)
+    built: set[str] = set(reuse or {}) & set(urls)
     urls = [u for u in urls if u not in built]
     # every chart is drawn once, before the workers fork: they find it drawn. Drawings an earlier build made of the
     # same specs are used as they are; on return, drawings holds this build's.
@@ -199,23 +192,22 @@ def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def write_manifest(
     site: Path,
+    listed: list[str],
     release: Release,
     redactions: list[Finding],
     known: dict[str, str] | None = None,
     shard: dict[str, Any] | None = None,
-) -> list[str]:
-    """Every published file with its SHA-256 and the run files it came from, and every redaction made. known holds
-    the SHA-256 of files already checked (those reused from the last build). A shard's manifest also names the
-    versions it holds, each with the key of the inputs it was built from."""
+) -> dict[str, str]:
+    """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
+    redaction made. known holds the SHA-256 of files already checked (those kept from the last build); any other
+    is read from site. A shard's manifest also names the versions it holds, each with the key of the inputs it was
+    built from. Returns each file's SHA-256."""
     files = {}
     known = known or {}
-    for rel in files_below(site):
-        path = site / rel
-        if not path.is_file():
-            continue
+    for rel in listed:
         sources = sources_for(release, rel)
         files[rel] = {
-            "sha256": known.get(rel) or hashlib.sha256(path.read_bytes()).hexdigest(),
+            "sha256": known.get(rel) or hashlib.sha256((site / rel).read_bytes()).hexdigest(),
             "sources" if isinstance(sources, list) else "sources_of_version": sources,
         }
     manifest = {
@@ -231,7 +223,24 @@ def write_manifest(
     }
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     (site / MANIFEST).write_text(text, encoding="utf-8")
-    return list(files)
+    return {rel: entry["sha256"] for rel, entry in files.items()}
+
+
+def in_place_pays(kept: int, new: int) -> bool:
+    """Whether to move the new files into the output (work in step with them) rather than link the kept ones into
+    the new folder and swap it in (work in step with those): the cheaper of the two."""
+    return kept > new
+
+
+def _link_kept(previous: Path, site: Path, kept: set[str]) -> None:
+    """Hard-link each kept file (its bytes checked against the last manifest) from the previous output into site."""
+    made: set[Path] = set()
+    for rel in sorted(kept):
+        target = site / rel
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        os.link(previous / rel, target)
 
 
 def _gather_shards(
@@ -378,11 +387,13 @@ def _build(
         return 1
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
+    # this build's new files are written here, beside the output; the output is not touched until all is well
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         keys = cache.page_keys(release) if cache else {}
         reuse = cache.reusable(keys) if cache and not shards else {}
-        problem = _link_verified(shard_files, tmp, cache.known if cache else {}) if shard_files else None
+        known = cache.known if cache else {}  # files kept from the last build: bytes checked against its manifest
+        problem = _link_verified(shard_files, tmp, known) if shard_files else None
         if problem:
             print(f"error: {problem}; nothing was written", file=sys.stderr)
             shutil.rmtree(tmp, ignore_errors=True)
@@ -392,9 +403,9 @@ def _build(
             release, tmp, base_path, quiet, reuse=reuse, versions=versions, site_pages=site_pages, drawings=drawings
         )
         phases.done("render")
+        kept = {file_for(u) for u in urls if u in reuse}  # left as the last build wrote them
         bundle_keys: dict[str, str] = {}
-        known = cache.known if cache else {}  # reused files: bytes checked against the last manifest
-        leaked = scan_output(tmp, skip=set(known))  # those passed this scan when they were written
+        leaked = scan_output(tmp, skip=set(known))  # kept files passed this scan when they were written
         phases.done("backstop scan")
         if search and not leaked:
             todo = {
@@ -404,13 +415,14 @@ def _build(
             }
             bundle_keys = cache.bundle_keys(todo, keys) if cache else {}
             for name, files in (cache.reusable_bundles(bundle_keys) if cache else {}).items():
-                search_index.link_bundle(out, tmp, files)
                 del todo[name]
-            search_index.index_for_search(tmp, todo)
+                kept.update(files)
+            search_index.index_for_search(tmp, todo, kept=out)
             phases.done("search index")
         if not leaked:
             shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
-            written = write_manifest(tmp, release, findings, known, shard)
+            new = files_below(tmp)
+            written = write_manifest(tmp, sorted({*new, *kept}), release, findings, known, shard)
             leaked = scan_output(tmp, only=MANIFEST)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
@@ -419,7 +431,17 @@ def _build(
             print("the written site failed the secret scan; nothing was published", file=sys.stderr)
             shutil.rmtree(tmp, ignore_errors=True)
             return 1
-        swap_in(tmp, out)
+        if cache and in_place_pays(len(kept), len(new)):
+            # most files are kept: move the new ones into the output, over the old (undone if cut short); a file
+            # rendered again with the very bytes of the old one stays as it is
+            same = cache.unchanged({rel: written[rel] for rel in new})
+            kept.update(same)
+            gone = [rel for rel in cache.previous_files if rel not in kept and rel not in new]
+            update_in_place(tmp, out, [*(rel for rel in new if rel not in same), MANIFEST], gone, last=MANIFEST)
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:  # most files are new: the kept ones join them, and the whole folder replaces the old
+            _link_kept(out, tmp, kept)
+            swap_in(tmp, out)
         if cache:
             cache.save(keys, bundle_keys, release, clean_runs(release, findings), [*written, MANIFEST], drawings)
     except BaseException:
@@ -431,8 +453,8 @@ def _build(
     print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
     if shards:
         print(f"  {len(known)} files taken from {len(shards)} shards, each checked against its shard's manifest")
-    elif known:
-        print(f"  {len(known)} unchanged files were kept from the last build; the rest were written anew")
+    elif kept:
+        print(f"  {len(kept)} unchanged files were kept from the last build; the rest were written anew")
     print("\n".join(phases.lines()))
     for finding in findings:
         print(f"redacted: {finding}")  # Finding masks its own location

@@ -8,7 +8,7 @@ published). A key is a SHA-256 over what something is made from:
   file whose size, modification time and inode are those recorded keeps its recorded digest, so an unchanged
   release is checked without reading it (`--fresh` reads and renders everything);
 - a page's key covers the code, the options, every content file and the data the page shows (page_keys.py says
-  which pages have one and what their keys cover). A page whose key is unchanged is hard-linked from the previous
+  which pages have one and what their keys cover). A page whose key is unchanged is kept from the previous
   output, after its bytes are checked against the previous publish manifest; every other page is rendered. Any
   change to code, templates or content renders everything.
 
@@ -242,6 +242,15 @@ class BuildCache:
         self.known_stats |= stats
         return True
 
+    def unchanged(self, digests: dict[str, str]) -> list[str]:
+        """The files (site path -> SHA-256 of the new bytes) whose file in the previous output holds those bytes."""
+        manifest = self.previous_files
+        return [
+            rel
+            for rel, digest in digests.items()
+            if manifest.get(rel, {}).get("sha256") == digest and self._check([rel])
+        ]
+
     def reusable(self, keys: dict[str, str]) -> dict[str, Path]:
         """URL -> file of the previous output holding exactly the bytes this build would write for it."""
         pages = self.previous.get("pages", {})
@@ -281,7 +290,7 @@ class BuildCache:
         files: list[str],
         drawings: dict[str, str] | None = None,
     ) -> None:
-        """Record this build's keys, once its output (these files) is in place. A file hard-linked from the last
+        """Record this build's keys, once its output (these files) is in place. A file kept from the last
         build keeps the size, mtime and inode recorded then; only the files written anew are looked at."""
         clean_keys = self._clean_keys(release)
         state = {

@@ -43,14 +43,14 @@ def bundles(release: Release) -> dict[str, list[str]]:
     return {name: sorted(pages) for name, pages in sorted(out.items())}
 
 
-def index_bundle(site: Path, name: str, pages: list[str]) -> None:
+def index_bundle(site: Path, name: str, pages: list[str], kept: Path | None = None) -> None:
     """Index pages into site/name: Pagefind reads a mirror holding only those pages (hard links, at the same
-    paths, so result URLs are the site's own)."""
+    paths, so result URLs are the site's own). A page not in site is one kept from the last build, in kept."""
     with tempfile.TemporaryDirectory(prefix=".search-", dir=site.parent) as mirror:
         for page in pages:
             target = Path(mirror) / page
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.link(site / page, target)
+            os.link(site / page if kept is None or (site / page).exists() else kept / page, target)
         result = subprocess.run(
             [sys.executable, "-m", "pagefind_bin", "--site", mirror, "--output-path", str(site / name), "--silent"],
             capture_output=True,
@@ -62,16 +62,8 @@ def index_bundle(site: Path, name: str, pages: list[str]) -> None:
         (site / name / unused).unlink(missing_ok=True)
 
 
-def index_for_search(site: Path, todo: dict[str, list[str]], jobs: int | None = None) -> None:
-    """Build each bundle in todo, several at once."""
+def index_for_search(site: Path, todo: dict[str, list[str]], jobs: int | None = None, kept: Path | None = None) -> None:
+    """Build each bundle in todo, several at once (pages not in site are read from kept, the last build)."""
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for future in [pool.submit(index_bundle, site, name, pages) for name, pages in todo.items()]:
+        for future in [pool.submit(index_bundle, site, name, pages, kept) for name, pages in todo.items()]:
             future.result()
-
-
-def link_bundle(previous: Path, site: Path, files: list[str]) -> None:
-    """Reuse a bundle the previous build wrote (files are site paths below name/)."""
-    for rel in files:
-        target = site / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.link(previous / rel, target)
