@@ -6,7 +6,10 @@ import json
 
 import pytest
 from helpers import edit_json, load, messages
+from hypothesis import example, given
+from hypothesis import strategies as st
 
+from site_src.scoring.diagnostics import count_profanity
 from site_src.scoring.dispatch import score_version
 from site_src.systems.tuckerbench.display import score_text
 from site_src.systems.tuckerbench.scoring import overall, weighted_score
@@ -197,3 +200,22 @@ def test_seed004_user_turns_must_follow_the_frozen_script(runs_copy):
     edit_json(path, lambda t: t["turns"][0].update(content="Something else entirely"))
     assert any("user turns differ" in m for m in messages(load(runs_copy)))
     assert json.loads(path.read_text())["turns"][0]["content"] == "Something else entirely"
+
+
+ODD_CASES = ["\u212a", "\u017f", "\u0130", "\u0131"]  # Kelvin sign, long s, dotted and dotless i
+
+
+@given(
+    text=st.text(alphabet=st.sampled_from([*"aAsSkKiI \n.,-'_\u00e9", *ODD_CASES])),
+    lexicon=st.lists(st.text(alphabet=st.sampled_from([*"aAsSkKiI", *ODD_CASES]), min_size=1), max_size=3),
+)
+@example(text="a kiss.", lexicon=["ki\u017f\u017f"])  # an ASCII text, a word that is not: the regex decides
+@example(text="K\u0130SS", lexicon=["kiss"])
+def test_seed004_profanity_count_is_the_whole_word_case_insensitive_match_of_the_lexicon(text, lexicon):
+    """The diagnostic counts the lexicon's words "deliberately simply": whole words, any case. Its shortcut for ASCII
+    text must count exactly what the regular expression counts, including letters that match ASCII ones ignoring
+    case (the Kelvin sign, the long s, the dotted and dotless i)."""
+    import re
+
+    found = [m.lower() for word in lexicon for m in re.findall(rf"\b{re.escape(word)}\b", text, flags=re.IGNORECASE)]
+    assert count_profanity(text, lexicon) == (len(found), set(found))

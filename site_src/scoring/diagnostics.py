@@ -40,7 +40,15 @@ def _any_word(lexicon: tuple[str, ...]) -> re.Pattern[str]:
 
 def count_profanity(text: str, lexicon: list[str]) -> tuple[int, set[str]]:
     """Whole-word, case-insensitive matches of the lexicon's words; deliberately simple, as the seed says."""
-    if not lexicon or not _any_word(tuple(lexicon)).search(text):  # one search settles the usual, clean text
+    if not lexicon:
+        return 0, set()
+    if text.isascii() and all(map(str.isascii, lexicon)):
+        # an ASCII letter matches, ignoring case, only its own two cases (the regex's other equivalents, such as the
+        # Kelvin sign for k, are not ASCII): a substring test settles the usual, clean text several times faster
+        lowered = text.lower()
+        if not any(word.lower() in lowered for word in lexicon):
+            return 0, set()
+    elif not _any_word(tuple(lexicon)).search(text):  # one search settles the usual, clean text
         return 0, set()
     found: list[str] = []
     for word in lexicon:

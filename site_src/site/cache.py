@@ -21,7 +21,6 @@ from __future__ import annotations
 import bisect
 import gc
 import hashlib
-import json
 import os
 import pickle
 import time
@@ -29,10 +28,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from .. import GENERATOR
-from ..outdir import MANIFEST, file_for, files_below, url_of
+from ..outdir import MANIFEST, file_for, files_below, listed_in, url_of
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -42,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _hash(*parts: Any) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def _stat(path: Path) -> list[int]:
@@ -57,14 +59,20 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
     out: dict[str, list[Any]] = {}
     seen = seen or {}
     if folder.is_dir():
+        root = str(folder) + os.sep
         for rel in files_below(folder):
-            path = folder / rel
-            if "__pycache__" not in rel.split("/") and path.is_file():
+            if "__pycache__" in rel.split("/"):
+                continue
+            try:
+                st = os.stat(root + rel)  # one call for what it is and its stat
+            except OSError:
+                continue  # a dangling link: no file
+            if S_ISREG(st.st_mode):
                 name = f"{label}/{rel}"
-                stat = _stat(path)
+                stat = [st.st_size, st.st_mtime_ns, st.st_ino]
                 before = seen.get(name)
                 same = isinstance(before, list) and before[:3] == stat
-                out[name] = [*stat, before[3] if same else hashlib.sha256(path.read_bytes()).hexdigest()]
+                out[name] = [*stat, before[3] if same else hashlib.sha256((folder / rel).read_bytes()).hexdigest()]
     return out
 
 
@@ -122,8 +130,8 @@ class BuildCache:
         previous: dict[str, Any] = {}
         if not fresh:
             try:
-                previous = json.loads((cache_folder(out) / "state.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                previous = orjson.loads((cache_folder(out) / "state.json").read_bytes())
+            except (OSError, orjson.JSONDecodeError):
                 previous = {}
             if not isinstance(previous, dict) or previous.get("format") != STATE_FORMAT:
                 previous = {}
@@ -214,12 +222,8 @@ class BuildCache:
 
     @cached_property
     def previous_files(self) -> dict[str, Any]:
-        """The previous output's manifest entries (read once: pages and bundles are both checked against it)."""
-        try:
-            files = json.loads((self.out / MANIFEST).read_text(encoding="utf-8"))["files"]
-        except (OSError, ValueError, KeyError, TypeError):
-            return {}
-        return files if isinstance(files, dict) else {}
+        """The previous output's manifest entries (pages and bundles are both checked against it)."""
+        return listed_in(self.out / MANIFEST) or {}
 
     def _check(self, rels: list[str]) -> bool:
         """Each file is in the previous output with the bytes its manifest lists; noted in known when so. A file
@@ -227,15 +231,19 @@ class BuildCache:
         and hashed."""
         sums, stats = {}, {}
         manifest, recorded = self.previous_files, self.previous.get("outputs", {})
+        root = str(self.out) + os.sep
         for rel in rels:
-            old = self.out / rel
-            if rel not in manifest or not old.is_file() or old.is_symlink():
+            try:
+                st = os.lstat(root + rel)  # one call: a symbolic link or a folder is no file of ours
+            except OSError:
                 return False
-            listed, stat = manifest[rel].get("sha256"), _stat(old)
+            if rel not in manifest or not S_ISREG(st.st_mode):
+                return False
+            listed, stat = manifest[rel].get("sha256"), [st.st_size, st.st_mtime_ns, st.st_ino]
             if recorded.get(rel) == stat:
                 sums[rel], stats[rel] = listed, stat
             else:
-                sums[rel] = hashlib.sha256(old.read_bytes()).hexdigest()
+                sums[rel] = hashlib.sha256((self.out / rel).read_bytes()).hexdigest()
             if sums[rel] != listed:
                 return False
         self.known |= sums
@@ -310,7 +318,7 @@ class BuildCache:
                 old.unlink(missing_ok=True)
         for name, data in (("drawings.json", drawings or {}), ("state.json", state)):
             tmp = folder / f"{name}.{os.getpid()}"
-            tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+            tmp.write_bytes(orjson.dumps(data))
             tmp.replace(folder / name)
 
     def drawings(self) -> dict[str, str]:
@@ -319,7 +327,7 @@ class BuildCache:
         if not self.previous:  # --fresh, or no build before
             return {}
         try:
-            found = json.loads((cache_folder(self.out) / "drawings.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            found = orjson.loads((cache_folder(self.out) / "drawings.json").read_bytes())
+        except (OSError, orjson.JSONDecodeError):
             return {}
         return found if isinstance(found, dict) else {}

@@ -9,6 +9,10 @@ Keys are given only to the pages that come in thousands: transcript pages and do
 transcript list's pages. Pages drawn from the whole version (leaderboard, breakdown, entrants, items, charts,
 downloads) are rendered on every build that reads a changed run.
 
+The canonical text is written by orjson, several times faster than json at 20,000 keys. orjson writes NaN and
+infinities as null; that cannot keep a key while its page changes, because no input holds them (the JSON reader
+refuses them, see jsonio.py) and what is computed from the inputs is covered by the inputs and the code.
+
 When a template comes to show more, its key must cover it: tests/test_incremental_build.py edits each kind of
 input (text, judgment, grading, metadata) and checks the rebuild byte for byte against a full build.
 """
@@ -17,10 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
+
+import orjson
 
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, item_analysis, result_states
@@ -33,7 +38,8 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _plain(value: Any) -> Any:
-    """json's hook for what it cannot write itself. Anything unforeseen is an error, never a key that could stay
+    """orjson's hook for what it does not write itself (dataclasses are passed here, to be written with their type's
+    name). Anything unforeseen is an error, never a key that could stay
     the same while the page changes."""
     kind = type(value)
     names = _FIELDS.get(kind)
@@ -50,9 +56,11 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"no canonical form for {type(value).__name__} in a page key")
 
 
+_CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
 def key_of(*parts: Any) -> str:
-    text = json.dumps(parts, default=_plain, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(orjson.dumps(parts, default=_plain, option=_CANONICAL)).hexdigest()
 
 
 def _run_facts(run: Any) -> dict[str, Any]:
