@@ -43,6 +43,7 @@ class VersionView:
     # transcript id -> {"entrant": (previous, next), "item": (previous, next)}: the ids next to it in the entrant's
     # list and on the item's page, None at either end
     neighbours: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
+    item_order: dict[str, list[Transcript]] = field(default_factory=dict)  # item id -> responses as its pages show them
     # what the site derives from the view (charts, item analysis), worked out once per process by once(): workers
     # forked to render pages inherit what was worked out before the fork
     derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -101,7 +102,7 @@ class VersionView:
         return [r for r in self.rows if r.entrant_id == entrant_id]
 
     def item_transcripts(self, item_id: str) -> list[Transcript]:
-        return _item_order(self.by_item.get(item_id, []), self.entrants)
+        return self.item_order.get(item_id, [])
 
     def judgments_for(self, transcript_id: str) -> list[Any]:
         return self.judgments_by_target.get(transcript_id, [])
@@ -184,6 +185,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             by_item[t.item_id].append(t)
             by_entrant[t.entrant_id].append(t)
             summaries[t.id] = display.summarise(scored.transcripts.get(t.id), t, version.definition)
+    item_order = {i: _item_order(ts, entrants) for i, ts in by_item.items()}
     reports = getattr(part, "judge_reports", None)  # only systems with judges have them
     wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
     lexicon = getattr(version.definition, "profanity_lexicon", [])
@@ -211,9 +213,8 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
         judge_reports=reports(version, scored.transcripts) if reports and wanted else [],
         judgments_by_target=dict(judgments_by_target),
         diagnostics=diagnostics,
-        neighbours=_neighbours(
-            {"entrant": by_entrant, "item": {i: _item_order(ts, entrants) for i, ts in by_item.items()}}
-        ),
+        neighbours=_neighbours({"entrant": by_entrant, "item": item_order}),
+        item_order=item_order,
     )
 
 

@@ -171,6 +171,25 @@ def test_build_refuses_and_names_every_secret_publishing_nothing(runs_copy, tmp_
     assert "nothing was written" in err
 
 
+def test_the_backstop_scan_of_written_pages_catches_what_the_release_scan_missed(runs_copy, tmp_path, capsys):
+    """The render workers scan every page they write: with the release scan made blind, a secret in a transcript
+    still stops the build, names the written page, and the previous site stays as it was."""
+    import site_src.site.build as b
+
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 0
+    before = tree_hash(out)
+    plant_secrets(runs_copy)
+    with pytest.MonkeyPatch.context() as blind:
+        blind.setattr(b, "scan_release", lambda *args, **kwargs: [])
+        assert build(runs_copy, out) == 1
+    err = capsys.readouterr().err
+    assert f"{TUCKER.split('/')[0]}/v1-pilot/t/demo-pilot-run1--beta--s4-kettle--r1/index.html" in err
+    assert "the written site failed the secret scan; nothing was published" in err
+    assert tree_hash(out) == before
+    assert not list(tmp_path.glob(".site.tmp-*"))
+
+
 def test_redact_option_publishes_markers_and_lists_redactions(runs_copy, tmp_path):
     plant_secrets(runs_copy)
     out = tmp_path / "site"

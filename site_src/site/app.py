@@ -167,6 +167,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             judge_labels=view.judge_labels,
             transcripts=cards,
             total=len(ordered),
+            entrant_count=len({t.entrant_id for t in ordered}),
             number=number,
             pages=pages,
         )

@@ -21,6 +21,7 @@ from urllib.parse import unquote
 import orjson
 from flask import url_for
 from flask_frozen import Freezer
+from jinja2 import FileSystemBytecodeCache
 from tqdm import tqdm
 
 from .. import GENERATOR
@@ -30,9 +31,9 @@ from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
-from .cache import BuildCache, build_date
+from .cache import BuildCache, build_date, cache_folder
 from .charts import DRAWN, charts_for, draw_all
-from .publish import clean_runs, scan_output, scan_release, sources_for, version_sources
+from .publish import clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
 
 
 def freeze(
@@ -45,6 +46,8 @@ def freeze(
     versions: set[str] | None = None,
     site_pages: bool = True,
     drawings: dict[str, str] | None = None,
+    template_cache: Path | None = None,
+    findings: list[Finding] | None = None,
 ) -> list[str]:
     """Write every page the app answers into dest, in `jobs` worker processes (default: one per CPU).
 
@@ -56,9 +59,20 @@ def freeze(
 
     versions ("bench/version" names, default all) and site_pages choose the pages: a shard renders one version's
     pages and no site-wide ones; a merge renders the site-wide pages only (see docs/scale.md).
+
+    Each worker runs the backstop secret scan on the pages it writes, while it holds their text; what it finds is
+    added to findings.
+
+    Every template is compiled here, before the workers fork, so none of them compiles it again; with
+    template_cache (a folder), compiled templates are kept there for the next build (Jinja2 checks their source).
     """
     app = create_app(release, base_path=base_path, build_date=build_date())
     app.config.update(FREEZER_DESTINATION=str(dest), FREEZER_STATIC_IGNORE=[])
+    if template_cache is not None:
+        template_cache.mkdir(parents=True, exist_ok=True)
+        app.jinja_env.bytecode_cache = FileSystemBytecodeCache(str(template_cache))
+    for name in app.jinja_env.list_templates(filter_func=lambda name: name.endswith(".html")):
+        app.jinja_env.get_template(name)
     freezer = Freezer(app, with_no_argument_rules=site_pages, with_static_files=site_pages, log_url_for=False)
     chosen = [v for v in release.views if versions is None or v.folder in versions]
     prefixes = tuple(f"/{v.folder}/" for v in release.views)
@@ -90,7 +104,7 @@ def freeze(
         drawings.update(drawn)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
-        linked = render_urls(app, dest, urls, jobs, progress.update)
+        linked = render_urls(app, dest, urls, jobs, progress.update, findings)
         built.update(urls)
         urls = sorted(u for u in linked - built if in_scope(u))  # linked but not listed: build those too
     progress.close()
@@ -98,9 +112,16 @@ def freeze(
 
 
 def render_urls(
-    app: Any, dest: Path, urls: list[str], jobs: int | None = None, done: Callable[[int], Any] = lambda n: None
+    app: Any,
+    dest: Path,
+    urls: list[str],
+    jobs: int | None = None,
+    done: Callable[[int], Any] = lambda n: None,
+    findings: list[Finding] | None = None,
 ) -> set[str]:
-    """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to."""
+    """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to,
+    and add to findings what the backstop scan found in the written pages."""
+    findings = [] if findings is None else findings
     jobs = jobs or os.cpu_count() or 1
     size = max(1, min(CHUNK, -(-len(urls) // (2 * jobs))))  # a few pages (a rebuild) are still shared out
     chunks = [urls[i : i + size] for i in range(0, len(urls), size)]
@@ -110,15 +131,17 @@ def render_urls(
     _WORK = (app, dest)  # inherited by the forked workers
     try:
         if jobs == 1:
-            results: Iterator[tuple[int, set[str]]] = map(_render_chunk, chunks)
-            for count, seen in results:
+            results: Iterator[tuple[int, set[str], list[Finding]]] = map(_render_chunk, chunks)
+            for count, seen, found in results:
                 linked |= seen
+                findings += found
                 done(count)
         else:
             gc.freeze()  # the release is read-only from here: keep the collector from touching (and so copying) it
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                for count, seen in pool.imap_unordered(_render_chunk, chunks):
+                for count, seen, found in pool.imap_unordered(_render_chunk, chunks):
                     linked |= seen
+                    findings += found
                     done(count)
     finally:
         _WORK = None
@@ -130,11 +153,12 @@ CHUNK = 100  # pages per task: small enough to balance two workers, large enough
 _WORK: tuple[Any, Path] | None = None
 
 
-def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
-    """In a worker: fetch each page from the app, write it where a static server will find it, and return the
-    site-internal links the pages asked url_for for."""
+def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding]]:
+    """In a worker: fetch each page from the app, write it where a static server will find it, scan what it wrote
+    (the backstop, while the text is at hand), and return the site-internal links the pages asked url_for for."""
     assert _WORK is not None
     app, dest = _WORK
+    found: list[Finding] = []
     seen: list[tuple[str, dict[str, Any]]] = []
     app.config["LINK_LOG"] = seen
     for url in urls:
@@ -144,15 +168,18 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str]]:
             response = app.full_dispatch_request()
         if response.status_code != 200:
             raise ValueError(f"Unexpected status {response.status!r} on URL {url}")
-        path = dest / file_for(url)
+        rel = file_for(url)
+        path = dest / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         response.direct_passthrough = False  # a static file's response streams it: read it whole
-        path.write_bytes(response.get_data())
+        data = response.get_data()
+        path.write_bytes(data)
         response.close()
+        found += scan_written(rel, data)
     app.config["LINK_LOG"] = None
     with app.test_request_context():
         linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
-    return len(urls), linked
+    return len(urls), linked, found
 
 
 def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -400,13 +427,25 @@ def _build(
             shutil.rmtree(tmp, ignore_errors=True)
             return 1
         drawings = cache.drawings() if cache else None
+        leaked: list[Finding] = []  # the backstop: the render workers scan each page they write
         urls = freeze(
-            release, tmp, base_path, quiet, reuse=reuse, versions=versions, site_pages=site_pages, drawings=drawings
+            release,
+            tmp,
+            base_path,
+            quiet,
+            reuse=reuse,
+            versions=versions,
+            site_pages=site_pages,
+            drawings=drawings,
+            template_cache=cache_folder(out) / "templates" if cache else None,
+            findings=leaked,
         )
         phases.done("render")
         kept = {file_for(u) for u in urls if u in reuse}  # left as the last build wrote them
+        rendered = {file_for(u) for u in urls if u not in reuse}
         bundle_keys: dict[str, str] = {}
-        leaked = scan_output(tmp, skip=set(known))  # kept files passed this scan when they were written
+        # any other file in the new folder is scanned here; kept files passed this scan when they were written
+        leaked += scan_output(tmp, skip=set(known) | rendered)
         phases.done("backstop scan")
         if search and not leaked:
             todo = {

@@ -4,7 +4,7 @@ and the provenance of each output file for the publish manifest."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..outdir import files_below
 from ..readers.project import marker_for
@@ -84,12 +84,17 @@ def scan_output(site: Path, only: str | None = None, skip: set[str] | None = Non
     skip = skip or set()
     for rel in [only] if only else files_below(site):
         path = site / rel
-        if rel in skip or not path.is_file() or path.suffix not in TEXT_SUFFIXES:
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        for rule in sorted({span[0] for span in find(text)}):
-            findings.append(Finding(rel, None, "(written file)", rule))
+        if rel not in skip and path.suffix in TEXT_SUFFIXES and path.is_file():
+            findings += scan_written(rel, path.read_bytes())
     return findings
+
+
+def scan_written(rel: str, data: bytes) -> list[Finding]:
+    """The backstop's findings in one written file (site path rel), if it is text."""
+    if PurePosixPath(rel).suffix not in TEXT_SUFFIXES:
+        return []
+    text = data.decode("utf-8", errors="replace")
+    return [Finding(rel, None, "(written file)", rule) for rule in sorted({span[0] for span in find(text)})]
 
 
 def sources_for(release: Release, rel: str) -> list[str] | str:
