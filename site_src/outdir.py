@@ -176,7 +176,9 @@ def update_in_place(stage: Path, out: Path, files: list[str], remove: list[str],
         recover(out)
         raise
     (undo / JOURNAL).unlink()  # the update is complete: from here nothing is undone
-    shutil.rmtree(undo, ignore_errors=True)
+    aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))  # a name of its own: the next
+    undo.rename(aside / undo.name)  # build can start while it is deleted
+    _delete_aside(aside)
 
 
 def recover(out: Path) -> bool:
@@ -224,22 +226,26 @@ def _prune(root: Path, rels: list[str]) -> None:
 def swap_in(new: Path, out: Path, wait: bool = False) -> None:
     """Replace out with new; the old folder stays whole until the new one is in place.
 
-    The old folder is then deleted by a process of its own, in its own session (so a Ctrl-C in the terminal does
-    not stop it half way), while the build returns: deleting tens of thousands of files and folders is slower than
-    a rebuild that changes a few. With wait=True it is deleted before swap_in returns."""
+    The old folder is then deleted in the background (see _delete_aside): deleting tens of thousands of files and
+    folders is slower than a rebuild that changes a few. With wait=True it is deleted before swap_in returns."""
     old = None
     if out.exists():
         old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
         out.rename(old / out.name)
     new.chmod(0o755)  # mkdtemp made it private
     new.rename(out)
-    if old is None:
-        return
+    if old is not None:
+        _delete_aside(old, wait)
+
+
+def _delete_aside(folder: Path, wait: bool = False) -> None:
+    """Delete a folder set aside (named .<out>.old-*, so no build will use its name), by a process of its own in
+    its own session (a Ctrl-C in the terminal does not stop it half way) while the build returns."""
     if wait:
-        shutil.rmtree(old, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
         return
     subprocess.Popen(
-        [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True)", str(old)],
+        [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True)", str(folder)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from pagefind_bin import get_executable
 
 from ..release import Release
 
@@ -51,8 +52,8 @@ def index_bundle(site: Path, name: str, pages: list[str], kept: Path | None = No
             target = Path(mirror) / page
             target.parent.mkdir(parents=True, exist_ok=True)
             os.link(site / page if kept is None or (site / page).exists() else kept / page, target)
-        result = subprocess.run(
-            [sys.executable, "-m", "pagefind_bin", "--site", mirror, "--output-path", str(site / name), "--silent"],
+        result = subprocess.run(  # the binary itself: no Python started to find it for each bundle
+            [str(get_executable()), "--site", mirror, "--output-path", str(site / name), "--silent"],
             capture_output=True,
             text=True,
         )
