@@ -60,8 +60,8 @@ def freeze(
     versions ("bench/version" names, default all) and site_pages choose the pages: a shard renders one version's
     pages and no site-wide ones; a merge renders the site-wide pages only (see docs/scale.md).
 
-    Each worker runs the backstop secret scan on the pages it writes, while it holds their text; what it finds is
-    added to findings.
+    Given a findings list, each worker runs the backstop secret scan on the pages it writes, while it holds their
+    text, and what it finds is added to the list.
 
     Every template is compiled here, before the workers fork, so none of them compiles it again; with
     template_cache (a folder), compiled templates are kept there for the next build (Jinja2 checks their source).
@@ -119,16 +119,17 @@ def render_urls(
     done: Callable[[int], Any] = lambda n: None,
     findings: list[Finding] | None = None,
 ) -> set[str]:
-    """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to,
-    and add to findings what the backstop scan found in the written pages."""
-    findings = [] if findings is None else findings
+    """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to.
+    Given a findings list, the written pages are scanned for secrets too (the backstop), and what it finds is added
+    to the list."""
     jobs = jobs or os.cpu_count() or 1
     size = max(1, min(CHUNK, -(-len(urls) // (2 * jobs))))  # a few pages (a rebuild) are still shared out
     chunks = [urls[i : i + size] for i in range(0, len(urls), size)]
     jobs = min(jobs, len(chunks))
     linked: set[str] = set()
     global _WORK
-    _WORK = (app, dest)  # inherited by the forked workers
+    _WORK = (app, dest, findings is not None)  # inherited by the forked workers
+    findings = [] if findings is None else findings
     try:
         if jobs == 1:
             results: Iterator[tuple[int, set[str], list[Finding]]] = map(_render_chunk, chunks)
@@ -150,14 +151,14 @@ def render_urls(
 
 
 CHUNK = 100  # pages per task: small enough to balance two workers, large enough to keep the queue cheap
-_WORK: tuple[Any, Path] | None = None
+_WORK: tuple[Any, Path, bool] | None = None
 
 
 def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding]]:
     """In a worker: fetch each page from the app, write it where a static server will find it, scan what it wrote
     (the backstop, while the text is at hand), and return the site-internal links the pages asked url_for for."""
     assert _WORK is not None
-    app, dest = _WORK
+    app, dest, scan = _WORK
     found: list[Finding] = []
     seen: list[tuple[str, dict[str, Any]]] = []
     app.config["LINK_LOG"] = seen
@@ -175,7 +176,8 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding]]:
         data = response.get_data()
         path.write_bytes(data)
         response.close()
-        found += scan_written(rel, data)
+        if scan:
+            found += scan_written(rel, data)
     app.config["LINK_LOG"] = None
     with app.test_request_context():
         linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
