@@ -8,7 +8,7 @@ project itself) is never an output folder, however it looks.
 
 A rebuild that changes a few files of many moves those into the old folder instead (update_in_place): each old
 version is kept beside the folder and a journal is written before the first change, so a failed update is undone
-at once, and one cut short by a kill or a power cut is undone by the next build (recover) before anything else.
+at once, and one cut short (the process killed) is undone by the next build (recover) before anything else.
 """
 
 from __future__ import annotations
