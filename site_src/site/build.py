@@ -42,7 +42,7 @@ def freeze(
     base_path: str = "/",
     quiet: bool = False,
     jobs: int | None = None,
-    reuse: dict[str, Path] | None = None,
+    reuse: set[str] | None = None,
     versions: set[str] | None = None,
     site_pages: bool = True,
     drawings: dict[str, str] | None = None,
@@ -93,7 +93,7 @@ def freeze(
             yield from version_pages(view)
 
     urls = [u for u in dict.fromkeys(freezer.all_urls()) if in_scope(u)]
-    built: set[str] = set(reuse or {}) & set(urls)
+    built: set[str] = (reuse or set()) & set(urls)
     urls = [u for u in urls if u not in built]
     # every chart is drawn once, before the workers fork: they find it drawn. Drawings an earlier build made of the
     # same specs are used as they are; on return, drawings holds this build's.
@@ -421,7 +421,7 @@ def _build(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         keys = cache.page_keys(release) if cache else {}
-        reuse = cache.reusable(keys) if cache and not shards else {}
+        reuse = cache.reusable(keys) if cache and not shards else set()
         known = cache.known if cache else {}  # files kept from the last build: bytes checked against its manifest
         problem = _link_verified(shard_files, tmp, known) if shard_files else None
         if problem:

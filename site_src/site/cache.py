@@ -259,15 +259,10 @@ class BuildCache:
             if manifest.get(rel, {}).get("sha256") == digest and self._check([rel])
         ]
 
-    def reusable(self, keys: dict[str, str]) -> dict[str, Path]:
-        """URL -> file of the previous output holding exactly the bytes this build would write for it."""
+    def reusable(self, keys: dict[str, str]) -> set[str]:
+        """The URLs whose file in the previous output holds exactly the bytes this build would write for them."""
         pages = self.previous.get("pages", {})
-        out = {}
-        for url, key in keys.items():
-            rel = file_for(url)
-            if pages.get(url) == key and self._check([rel]):
-                out[url] = self.out / rel
-        return out
+        return {url for url, key in keys.items() if pages.get(url) == key and self._check([file_for(url)])}
 
     @staticmethod
     def bundle_keys(bundles: dict[str, list[str]], keys: dict[str, str]) -> dict[str, str]:
