@@ -47,9 +47,13 @@ def _hash(*parts: Any) -> str:
     return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-def _stat(path: Path) -> list[int]:
-    st = path.stat()
+def _identity(st: os.stat_result) -> list[int]:
+    """What tells a file unchanged since it was recorded, as git's index does: size, mtime and inode."""
     return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _stat(path: Path) -> list[int]:
+    return _identity(path.stat())
 
 
 def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> dict[str, list[Any]]:
@@ -69,7 +73,7 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
                 continue  # a dangling link: no file
             if S_ISREG(st.st_mode):
                 name = f"{label}/{rel}"
-                stat = [st.st_size, st.st_mtime_ns, st.st_ino]
+                stat = _identity(st)
                 before = seen.get(name)
                 same = isinstance(before, list) and before[:3] == stat
                 out[name] = [*stat, before[3] if same else hashlib.sha256((folder / rel).read_bytes()).hexdigest()]
@@ -239,7 +243,7 @@ class BuildCache:
                 return False
             if rel not in manifest or not S_ISREG(st.st_mode):
                 return False
-            listed, stat = manifest[rel].get("sha256"), [st.st_size, st.st_mtime_ns, st.st_ino]
+            listed, stat = manifest[rel].get("sha256"), _identity(st)
             if recorded.get(rel) == stat:
                 sums[rel], stats[rel] = listed, stat
             else:
