@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from site_src.model import HumanPair, Judge, PrivateKey, Run
+from site_src.model import HumanPair, Judge, PrivateKey, Run, Transcript, Turn
 from site_src.release import build_release
-from site_src.scoring.uncertainty import draw_counts, percentile, resampled_means, separation
+from site_src.scoring.uncertainty import draw_counts, min_ranks, percentile, resampled_means, separation, wilson
 from site_src.site.app import create_app
-from site_src.systems.tuckerbench.judges import _alpha, length_relation, pair_agreement, preference, self_preference
+from site_src.systems.tuckerbench.judges import (
+    _alpha,
+    average_ranks,
+    length_relation,
+    pair_agreement,
+    preference,
+    self_preference,
+)
 from site_src.systems.tuckerbench.scoring import TranscriptScore
 
 
@@ -144,6 +153,67 @@ def test_length_relation_slope_and_rank_correlation():
     rel = {r.judge_id: r for r in length_relation(run, results)}
     assert rel["jf"].slope_per_100_chars == pytest.approx(1.0) and rel["jf"].spearman == pytest.approx(1.0)
     assert rel["jo"].spearman == pytest.approx(-1.0)
+
+
+def test_length_relation_without_spread_in_scores_has_no_rank_correlation():
+    run = tiny_run()
+    rel = {r.judge_id: r for r in length_relation(run, {f"t{i}": score({"jf": 5.0, "jo": 5.0}) for i in range(4)})}
+    assert rel["jf"].spearman is None and rel["jf"].slope_per_100_chars == pytest.approx(0.0)
+
+
+# The statistics are computed with the standard library and numpy; scipy, which the pages once used for them and
+# which took over half a second to import in every build, is the reference they are checked against here.
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 400).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+    st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]),
+)
+def test_wilson_interval_is_scipys(passes_total, level):
+    from scipy.stats import binomtest
+
+    passes, total = passes_total
+    ci = binomtest(passes, total).proportion_ci(confidence_level=level, method="wilson")
+    mine = wilson(passes, total, level)
+    assert mine.lo == pytest.approx(100 * ci.low, rel=1e-12, abs=1e-12)
+    assert mine.hi == pytest.approx(100 * ci.high, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 40), st.integers(0, 2**32 - 1), st.integers(1, 6))
+def test_min_ranks_are_scipys_rankdata_per_column(rows, columns, seed, distinct):
+    from scipy.stats import rankdata
+
+    matrix = np.random.default_rng(seed).integers(0, distinct, (rows, columns)).astype(float)  # ties are common
+    expected = np.apply_along_axis(lambda col: rankdata(-col, method="min"), 0, matrix)
+    assert (min_ranks(matrix) == expected).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5) | st.floats(-1e6, 1e6), min_size=1, max_size=50))
+def test_average_ranks_are_scipys_rankdata(values):
+    from scipy.stats import rankdata
+
+    assert average_ranks(values) == list(rankdata(values))
+
+
+@pytest.mark.filterwarnings("ignore:An input array is constant")  # scipy's nan, which the page shows as none
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 5000), st.integers(0, 10)), min_size=3, max_size=40))
+def test_length_relation_is_scipys_spearman_and_slope(points):
+    from scipy.stats import linregress, spearmanr
+
+    xs, ys = [float(x) for x, _ in points], [float(y) for _, y in points]
+    assume(len(set(xs)) > 1)
+    run = tiny_run()
+    run.transcripts = [
+        Transcript(f"t{i}", "r", "e1", "s", 1, "completed", "f", "rec", turns=[Turn("assistant", "x" * int(x))])
+        for i, x in enumerate(xs)
+    ]
+    results = {f"t{i}": score({"jf": y, "jo": y}) for i, y in enumerate(ys)}
+    rel = {r.judge_id: r for r in length_relation(run, results)}["jf"]
+    assert rel.slope_per_100_chars == pytest.approx(linregress(xs, ys).slope * 100, rel=1e-9, abs=1e-9)
+    rho = spearmanr(xs, ys).statistic
+    assert rel.spearman is None if np.isnan(rho) else rel.spearman == pytest.approx(rho, rel=1e-9, abs=1e-12)
 
 
 def test_human_pairs_against_judge_preferences_ties_allowed():

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from statistics import fmean
+from statistics import correlation, fmean, linear_regression
 
 import krippendorff
 import numpy as np
-from scipy.stats import linregress, spearmanr
 
 from ...model import BenchmarkVersion, PrivateKey, Run
 from .definition import TuckerDefinition
@@ -153,10 +152,26 @@ def length_relation(run: Run, results: dict[str, TranscriptScore]) -> list[Lengt
         if len(xs) < 3 or len(set(xs)) < 2:
             out.append(LengthRelation(judge.id, len(xs), None, None))
             continue
-        rho = spearmanr(xs, ys).statistic
-        slope = linregress(xs, ys).slope * 100
-        out.append(LengthRelation(judge.id, len(xs), None if np.isnan(rho) else float(rho), float(slope)))
+        # Spearman's rho is Pearson's r over tie-averaged ranks; it is undefined when every score is the same
+        rho = correlation(average_ranks(xs), average_ranks(ys)) if len(set(ys)) > 1 else None
+        slope = linear_regression(xs, ys).slope * 100
+        out.append(LengthRelation(judge.id, len(xs), rho, float(slope)))
     return out
+
+
+def average_ranks(values: list[float]) -> list[float]:
+    """Ranks from 1, lowest value first, tied values sharing the mean of their ranks (scipy's rankdata)."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for i in order[start : end + 1]:
+            ranks[i] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
 
 
 def preference(a: float | None, b: float | None) -> str | None:
