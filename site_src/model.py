@@ -9,8 +9,11 @@ Three evaluation systems, one vocabulary:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -182,6 +185,17 @@ class Run:
     stored_scores_file: str | None = None
     public_files: list[str] = field(default_factory=list)  # files the format defines as public
     ignored_files: list[str] = field(default_factory=list)  # everything else found in the directory
+    # what is worked out from this run alone (Run.once), by name; never shown as it is, never scanned
+    derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def once(self, name: Any, compute: Callable[[], T]) -> T:
+        """compute(), worked out on first use only. The build cache keeps what was worked out with the run it
+        keeps (site/cache.py), so a rebuild works it out again only for runs whose files, or the code or content,
+        changed. compute must therefore depend on nothing but this run, its version's definition and the code,
+        or name what else it depends on; and what it returns must not be changed afterwards."""
+        if name not in self.derived:
+            self.derived[name] = compute()
+        return self.derived[name]
 
 
 @dataclass

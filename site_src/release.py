@@ -16,7 +16,7 @@ from typing import Any
 from .model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
 from .readers.project import Project
 from .results import Cell, Row, Scored, Summary
-from .scoring.diagnostics import Diagnostics, diagnose
+from .scoring.diagnostics import Diagnostics, run_diagnostics
 from .scoring.dispatch import score_version
 from .systems import system_part
 
@@ -190,15 +190,8 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
     lexicon = getattr(version.definition, "profanity_lexicon", [])
     patterns = getattr(version.definition, "refusal_patterns", [])
-    diagnostics = {
-        e: diagnose(
-            by_entrant.get(e, []),
-            [j for t in by_entrant.get(e, []) for j in judgments_by_target.get(t.id, [])],
-            lexicon,
-            patterns,
-        )
-        for e in entrants
-    }
+    per_run = [run_diagnostics(run, lexicon, patterns) for run in version.runs]
+    diagnostics = {e: sum((d[e] for d in per_run if e in d), Diagnostics()) for e in entrants}
     return VersionView(
         bench,
         version,

@@ -250,3 +250,63 @@ def test_an_update_in_place_cut_short_by_a_kill_is_undone_by_the_next_build(runs
     assert build(runs_copy, full, "--fresh") == 0
     assert tree_hash(out) == tree_hash(full)
     assert _leftovers(tmp_path) == [".site.cache"]
+
+
+# ---- what is worked out from one run alone (Run.once) is kept with it for the next build
+def test_what_is_worked_out_from_one_run_is_kept_for_the_runs_that_did_not_change(runs_copy, tmp_path, monkeypatch):
+    """Judge reports, diagnostics and the keys of a transcript's pages are worked out per run. A rebuild takes
+    them from the last build for every unchanged run, works them out for the changed one only, and still writes
+    what a full build writes."""
+    import shutil
+
+    import site_src.scoring.diagnostics as diagnostics
+    import site_src.site.page_keys as page_keys
+    import site_src.systems.tuckerbench.judges as judges
+
+    second = runs_copy / TUCKER.replace("run1", "run2")  # a second TuckerBench run: its version has two
+    shutil.copytree(runs_copy / TUCKER, second)
+    edit_json(second / "manifest.json", lambda m: m.update(run_id="demo-pilot-run2"))
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0
+
+    worked_out: list[str] = []
+    for module, name in ((judges, "run_report"), (diagnostics, "diagnose"), (page_keys, "_record_keys")):
+        original = getattr(module, name)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            worked_out.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+    edit_jsonl(second / "judgments/judge-k.jsonl", 1, lambda r: r["scores"].update(fidelity=1))
+    assert build(runs_copy, out) == 0
+    entrants = len(json.loads((second / "manifest.json").read_text(encoding="utf-8"))["entrants"])
+    assert sorted(worked_out) == sorted(["run_report", "_record_keys"] + ["diagnose"] * entrants)
+    monkeypatch.undo()
+    assert build(runs_copy, full, "--fresh") == 0
+    assert tree_hash(out) == tree_hash(full)
+    runs = sum(1 for _ in runs_copy.glob("*/*/"))
+    assert len(list((tmp_path / ".site.cache/derived").glob("*.pickle"))) == runs  # one per run, none left over
+
+
+def test_what_is_kept_from_a_run_is_worked_out_again_when_the_content_changes(runs_copy, tmp_path, monkeypatch):
+    """The kept results belong to the run's files, the code and the whole content folder (where the definitions
+    are): after any content edit, every run is diagnosed again, and the rebuild matches a full build."""
+    import shutil
+
+    import site_src.scoring.diagnostics as diagnostics
+
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    out, full = tmp_path / "site", tmp_path / "full"
+    args = ["--content", str(content), "--runs", str(runs_copy)]
+    assert main([*args, "--out", str(out)]) == 0
+    _append(content / "tuckerbench/methodology.md", "\nOne more sentence.\n")
+    diagnosed: list[str] = []
+    original = diagnostics.diagnose
+    monkeypatch.setattr(diagnostics, "diagnose", lambda ts, *a: diagnosed.append(ts[0].run_id) or original(ts, *a))
+    assert main([*args, "--out", str(out)]) == 0
+    assert set(diagnosed) == {p.name for p in runs_copy.glob("*/*/")}  # every run, not only TuckerBench's
+    monkeypatch.undo()
+    assert main([*args, "--out", str(full), "--fresh"]) == 0
+    assert tree_hash(out) == tree_hash(full)

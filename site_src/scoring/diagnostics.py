@@ -4,10 +4,10 @@ truncation, empty and error states, and token usage. None of these enters any sc
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
-from ..model import Judgment, Transcript
+from ..model import Judgment, Run, Transcript
 
 
 @dataclass
@@ -31,6 +31,17 @@ class Diagnostics:
     @property
     def mean_characters(self) -> float | None:
         return self.characters / self.assistant_turns if self.assistant_turns else None
+
+    def __add__(self, other: Diagnostics) -> Diagnostics:
+        """Both together (an entrant's runs): counts add up, forms are joined; neither side is changed."""
+        return Diagnostics(
+            **{
+                f.name: getattr(self, f.name) | getattr(other, f.name)
+                if f.name == "profanity_forms"
+                else getattr(self, f.name) + getattr(other, f.name)
+                for f in fields(self)
+            }
+        )
 
 
 @lru_cache(maxsize=16)
@@ -61,6 +72,25 @@ def is_refusal(text: str, patterns: list[str]) -> bool:
     heuristic only; the judges decide what a refusal is worth."""
     lowered = text.lower().replace("\u2019", "'")
     return any(p in lowered for p in patterns)
+
+
+def run_diagnostics(run: Run, lexicon: list[str], refusal_patterns: list[str]) -> dict[str, Diagnostics]:
+    """Entrant id -> the diagnostics of its transcripts in this run and of their judgments, worked out once per
+    run (Run.once): a rebuild diagnoses only the runs that changed, and adds up each entrant's runs."""
+
+    def compute() -> dict[str, Diagnostics]:
+        mine: dict[str, list[Transcript]] = {}
+        for t in run.transcripts:
+            mine.setdefault(t.entrant_id, []).append(t)
+        judged: dict[str, list[Judgment]] = {}
+        for j in run.judgments:
+            judged.setdefault(j.target_id, []).append(j)
+        return {
+            e: diagnose(ts, [j for t in ts for j in judged.get(t.id, [])], lexicon, refusal_patterns)
+            for e, ts in mine.items()
+        }
+
+    return run.once("diagnostics", compute)
 
 
 def diagnose(

@@ -80,6 +80,31 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
     return out
 
 
+def _unpickle(path: Path) -> Any:
+    collecting = gc.isenabled()
+    gc.disable()  # unpickling makes a run's objects all at once: the collector would only walk them in vain
+    try:
+        with path.open("rb") as f:
+            return pickle.load(f)  # noqa: S301 - written by this build into its own cache folder, never published
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+        return None
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _write_pickle(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    with tmp.open("wb") as f:
+        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
+
+
+def _derived_file(run_file: Path) -> Path:
+    return run_file.parent.parent / "derived" / run_file.name
+
+
 def build_date() -> str | None:
     """Shown only when SOURCE_DATE_EPOCH is set, so two builds of the same inputs are byte-identical."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -108,6 +133,7 @@ class BuildCache:
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
     run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
+    derived_from: dict[Path, tuple[Any, set[Any]]] = field(init=False, default_factory=dict)  # run file -> run
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
@@ -153,25 +179,24 @@ class BuildCache:
         return cache_folder(self.out) / "runs" / f"{key}.pickle"
 
     def load(self, rel: str) -> tuple[Any, Any, list[Any]] | None:
+        """The run as read by an earlier build, with what that build worked out from it alone (Run.once)."""
         path = self._run_file(rel)
-        collecting = gc.isenabled()
-        gc.disable()  # unpickling makes a run's objects all at once: the collector would only walk them in vain
-        try:
-            with path.open("rb") as f:
-                return pickle.load(f)  # noqa: S301 - written by this build, see above
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
-            return None
-        finally:
-            if collecting:
-                gc.enable()
+        found = _unpickle(path)
+        if found is not None:
+            found[0].derived = _unpickle(_derived_file(path)) or {}
+            self.derived_from[path] = (found[0], set(found[0].derived))
+        return found
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         path = self._run_file(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            pickle.dump((run, key, warnings), f, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
+        _write_pickle(path, (run, key, warnings))  # as read: before any scoring, scanning or redaction
+        self.derived_from[path] = (run, set())
+
+    def _store_derived(self) -> None:
+        """Keep what this build worked out from each run alone, beside the run, for the next build (see load)."""
+        for path, (run, known) in self.derived_from.items():
+            if set(run.derived) != known:
+                _write_pickle(_derived_file(path), run.derived)
 
     def _outputs(self) -> dict[str, list[int]]:
         return {rel: _stat(self.out / rel) for rel in files_below(self.out)}
@@ -312,8 +337,9 @@ class BuildCache:
         }
         folder = cache_folder(self.out)
         folder.mkdir(exist_ok=True)
-        for old in (folder / "runs").glob("*.pickle"):  # runs no longer among the inputs, or changed since
-            if old.stem not in self.runs_used:
+        self._store_derived()
+        for old in [*(folder / "runs").glob("*.pickle"), *(folder / "derived").glob("*.pickle")]:
+            if old.stem not in self.runs_used:  # runs no longer among the inputs, or changed since
                 old.unlink(missing_ok=True)
         for name, data in (("drawings.json", drawings or {}), ("state.json", state)):
             tmp = folder / f"{name}.{os.getpid()}"

@@ -13,6 +13,9 @@ The canonical text is written by orjson, several times faster than json at 20,00
 infinities as null; that cannot keep a key while its page changes, because no input holds them (the JSON reader
 refuses them, see jsonio.py) and what is computed from the inputs is covered by the inputs and the code.
 
+What a transcript's pages show of it (the record, its result, summary and judgments) is keyed once per run and
+kept with the run between builds (Run.once), so a rebuild keys again only the transcripts of the runs that changed.
+
 When a template comes to show more, its key must cover it: tests/test_incremental_build.py edits each kind of
 input (text, judgment, grading, metadata) and checks the rebuild byte for byte against a full build.
 """
@@ -30,8 +33,9 @@ import orjson
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, item_analysis, result_states
 
-# a run's own fields a page can show; its records are covered record by record
-RUN_RECORDS = {"transcripts", "judgments", "calibration", "human_pairs"}
+# a run's own fields a page can show are all but these: its records are covered record by record, and what is
+# derived from them is covered by them
+NOT_RUN_FACTS = {"transcripts", "judgments", "calibration", "human_pairs", "derived"}
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -64,7 +68,16 @@ def key_of(*parts: Any) -> str:
 
 
 def _run_facts(run: Any) -> dict[str, Any]:
-    return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in RUN_RECORDS}
+    return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in NOT_RUN_FACTS}
+
+
+def _record_keys(view: VersionView, run: Any) -> dict[str, str]:
+    """Transcript id -> key of the transcript, its recomputed result, its summary and its judgments: each of these
+    is worked out from the run alone (a scorer reads one run's records for a transcript's result)."""
+    return {
+        t.id: key_of(t, view.scored.transcripts.get(t.id), view.summaries[t.id], view.judgments_for(t.id))
+        for t in run.transcripts
+    }
 
 
 def page_keys(release: Release, base: str) -> dict[str, str]:
@@ -81,10 +94,9 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     frame = key_of(base, b, v, view.version.demo, view.version.content_hash, bool(view.judge_reports))
     entrants = key_of(view.entrants, view.colours)
     runs = {run_id: key_of(_run_facts(run)) for run_id, run in view.runs.items()}
-    records = {
-        tid: key_of(t, view.scored.transcripts.get(tid), view.summaries[tid], view.judgments_for(tid))
-        for tid, t in view.transcripts.items()
-    }
+    records: dict[str, str] = {}
+    for run in view.runs.values():  # what a transcript's pages show of it, worked out once per run and base
+        records |= run.once(("record keys", base), lambda run=run: _record_keys(view, run))
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid], runs[t.run_id], view.neighbours.get(tid))
         yield f"/{b}/{v}/t/{tid}/", key

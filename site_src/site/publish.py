@@ -11,6 +11,8 @@ from ..readers.project import marker_for
 from ..release import Release, VersionView
 from ..secretscan import Finding, Scanner, find
 
+# a run's fields that are scanned on their own above, or are not shown as they are (Run.derived)
+NOT_RECORDS = ("metadata", "entrants", "judges", "public_files", "ignored_files", "derived")
 TEXT_SUFFIXES = {".html", ".json", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
 
 
@@ -39,9 +41,7 @@ def scan_release(release: Release, redact: bool, clean: set[tuple[str, str, str]
             scanner.walk(run.judges, meta_file, None, "judges")
             for name in run.public_files:
                 scanner.text(name, f"{run.path}/{name}", None, "(file name)", blocking=True)
-            scanner.walk(
-                run, meta_file, None, "", skip=("metadata", "entrants", "judges", "public_files", "ignored_files")
-            )
+            scanner.walk(run, meta_file, None, "", skip=NOT_RECORDS)
         _scan_results(scanner, view, {r for b, v, r in clean if (b, v) == view.key})
     for path, _ in release.ignored:  # names only: these files are never read into pages
         scanner.text(path, path, None, "(file name)")

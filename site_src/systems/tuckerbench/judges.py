@@ -211,49 +211,52 @@ def pair_agreement(run: Run, key: PrivateKey | None, results: dict[str, Transcri
 
 
 def judge_report(version: BenchmarkVersion, results: dict[str, TranscriptScore]) -> list[tuple[str, JudgeReport]]:
-    d: TuckerDefinition = version.definition
+    """Each run's report, worked out from that run alone: a rebuild takes it from the build cache for every run
+    whose files did not change (Run.once)."""
     kinds = {i.id: i.kind for i in version.items}
-    reports = []
-    for run in version.runs:
-        tokens: dict[str, dict[str, int]] = defaultdict(lambda: {"input_tokens": 0, "output_tokens": 0})
-        failures = {j.id: [0, 0] for j in run.judges}
-        for j in run.judgments + run.calibration:
-            failures[j.judge_id][1] += 1
-            failures[j.judge_id][0] += j.parse_status != "ok"
+    return [
+        (run.id, run.once("judge_report", lambda run=run: run_report(run, version, kinds, results)))
+        for run in version.runs
+    ]
+
+
+def run_report(
+    run: Run, version: BenchmarkVersion, kinds: dict[str, str], results: dict[str, TranscriptScore]
+) -> JudgeReport:
+    d: TuckerDefinition = version.definition
+    tokens: dict[str, dict[str, int]] = defaultdict(lambda: {"input_tokens": 0, "output_tokens": 0})
+    failures = {j.id: [0, 0] for j in run.judges}
+    for j in run.judgments + run.calibration:
+        failures[j.judge_id][1] += 1
+        failures[j.judge_id][0] += j.parse_status != "ok"
+        for k in ("input_tokens", "output_tokens"):
+            tokens[j.judge_id][k] += j.usage.get(k, 0)
+    for t in run.transcripts:
+        for turn in t.turns:
             for k in ("input_tokens", "output_tokens"):
-                tokens[j.judge_id][k] += j.usage.get(k, 0)
-        for t in run.transcripts:
-            for turn in t.turns:
-                for k in ("input_tokens", "output_tokens"):
-                    tokens[t.entrant_id][k] += turn.usage.get(k, 0)
-        cal = []
-        cal_dims = {}
-        by_key = {(c.judge_id, c.target_id): c for c in run.calibration}
-        for response in d.calibration:
-            row = {}
-            for judge in run.judges:
-                c = by_key.get((judge.id, response.id))
-                ok = c is not None and c.parse_status == "ok"
-                row[judge.id] = weighted_score(c.scores, "single", d) if ok else None
-                if ok:
-                    cal_dims[(response.id, judge.id)] = dict(c.scores)
-            cal.append((response.id, response.title, row))
-        mine = {t.id: results[t.id] for t in run.transcripts}
-        reports.append(
-            (
-                run.id,
-                JudgeReport(
-                    judges=[j.id for j in run.judges],
-                    agreement=agreement(run, d, kinds),
-                    self_preference=self_preference(run, mine),
-                    parse_failures={k: tuple(v) for k, v in failures.items()},
-                    length=length_relation(run, mine),
-                    tokens=dict(tokens),
-                    calibration=cal,
-                    calibration_dims=cal_dims,
-                    pairs=pair_agreement(run, version.private_keys.get(run.id), mine),
-                    pair_count=len(run.human_pairs),
-                ),
-            )
-        )
-    return reports
+                tokens[t.entrant_id][k] += turn.usage.get(k, 0)
+    cal = []
+    cal_dims = {}
+    by_key = {(c.judge_id, c.target_id): c for c in run.calibration}
+    for response in d.calibration:
+        row = {}
+        for judge in run.judges:
+            c = by_key.get((judge.id, response.id))
+            ok = c is not None and c.parse_status == "ok"
+            row[judge.id] = weighted_score(c.scores, "single", d) if ok else None
+            if ok:
+                cal_dims[(response.id, judge.id)] = dict(c.scores)
+        cal.append((response.id, response.title, row))
+    mine = {t.id: results[t.id] for t in run.transcripts}
+    return JudgeReport(
+        judges=[j.id for j in run.judges],
+        agreement=agreement(run, d, kinds),
+        self_preference=self_preference(run, mine),
+        parse_failures={k: tuple(v) for k, v in failures.items()},
+        length=length_relation(run, mine),
+        tokens=dict(tokens),
+        calibration=cal,
+        calibration_dims=cal_dims,
+        pairs=pair_agreement(run, version.private_keys.get(run.id), mine),  # the run's own key, from its files
+        pair_count=len(run.human_pairs),
+    )
