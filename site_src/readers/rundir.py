@@ -78,34 +78,40 @@ def _no_marker(
 
 
 def list_files(run_dir: Path, runs_root: Path, rel_run: str, problems: Problems) -> list[str]:
-    """Relative POSIX paths of the regular files in a run directory; odd entries become problems, not reads."""
+    """Relative POSIX paths of the regular files in a run directory; odd entries become problems, not reads.
+    Entries are listed with os.scandir, which tells a link or a folder from its directory entry: a run of 10,000
+    transcripts is listed without a system call per file."""
     out: list[str] = []
     root_real = runs_root.resolve()
-    for dirpath, dirnames, filenames in os.walk(run_dir, followlinks=False):
-        here = Path(dirpath)
-        for name in sorted(dirnames + filenames):
-            path = here / name
-            rel = path.relative_to(run_dir).as_posix()
+
+    def visit(folder: str, prefix: str) -> None:
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            return  # as os.walk: a folder that cannot be listed holds nothing to read
+        folders = []
+        for entry in entries:
+            rel = prefix + entry.name
             shown = f"{rel_run}/{rel}"
-            if path.is_symlink():
-                target = path.resolve()
-                if not target.is_relative_to(root_real):
+            if entry.is_symlink():
+                if not Path(entry.path).resolve().is_relative_to(root_real):
                     problems.error(shown, "symbolic link points outside the runs folder; it is not followed")
                 else:
                     problems.warning(shown, "symbolic link is not followed; store the file itself")
-                if name in dirnames:
-                    dirnames.remove(name)
-                continue
-            if not _name_ok(name):
+            elif not _name_ok(entry.name):
                 problems.error(
                     shown.encode("unicode_escape").decode("ascii"),
                     "file name has characters outside letters, digits, '.', '_' and '-'; it is not read",
                 )
-                if name in dirnames:
-                    dirnames.remove(name)
-                continue
-            if name in filenames:
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append((entry.path, rel + "/"))
+            else:
                 out.append(rel)
+        for path, below in folders:  # each folder's entries before those of its subfolders, as os.walk
+            visit(path, below)
+
+    visit(str(run_dir), "")
     return sorted(out)
 
 
