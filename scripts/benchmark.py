@@ -222,15 +222,20 @@ def by_size(entrants: int, sizes: list[int]) -> None:
         print(f"{6 * entrants * repetitions:>11} {float(total):>13.1f} {float(render):>9.1f} {rate:>8} {peak:>8}")
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident MB of one command (its own process; its workers are its children)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd)
-    _, status, usage = os.wait4(proc.pid, 0)
+def timed(cmd: list[str]) -> tuple[float, float, dict[str, float]]:
+    """Wall seconds and peak resident MB of one command (its own process; its workers are its children), and the
+    seconds of each phase the build printed in its totals (none with --quiet)."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as said:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=said)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        said.seek(0)
+        totals = {m[1]: float(m[2]) for m in re.finditer(r"^  ([a-z][a-z ]*?) +([0-9.]+) s$", said.read(), re.M)}
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
-    return time.perf_counter() - start, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, totals
 
 
 def rebuilds(tmp: Path) -> None:
@@ -238,14 +243,14 @@ def rebuilds(tmp: Path) -> None:
     in one run, and after one run was judged again (every judgment of it moved, so its scores move). Each through
     build.py, as a user runs it; after the changes the output is compared byte for byte with a full build."""
     cmd = [sys.executable, str(ROOT / "build.py"), "--content", str(tmp / "content"), "--runs", str(tmp / "runs")]
-    full, full_mb = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet", "--fresh"])
-    same, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet"])
+    full, full_mb, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet", "--fresh"])
+    same, _, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet"])
     runs = sorted((tmp / "runs/tuckerbench").iterdir())
     transcript = sorted((runs[0] / "transcripts").rglob("*.json"))[0]
     record = json.loads(transcript.read_text(encoding="utf-8"))
     record["turns"][1]["content"] += " (changed)"
     transcript.write_text(json.dumps(record), encoding="utf-8")
-    edited, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet"])
+    edited, _, edited_phases = timed([*cmd, "--out", str(tmp / "cli-site")])  # its totals show what it spent
     for judgments in sorted((runs[1] / "judgments").glob("*.jsonl")):
         lines = []
         for line in judgments.read_text(encoding="utf-8").splitlines():
@@ -253,7 +258,7 @@ def rebuilds(tmp: Path) -> None:
             judgment["scores"] = {d: max(0, v - 1) for d, v in judgment["scores"].items()}
             lines.append(json.dumps(judgment))
         judgments.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    rejudged, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet"])
+    rejudged, _, rejudged_phases = timed([*cmd, "--out", str(tmp / "cli-site")])
     timed([*cmd, "--out", str(tmp / "cli-fresh"), "--quiet", "--fresh"])
     identical = tree_digest(tmp / "cli-site") == tree_digest(tmp / "cli-fresh")
     print("build.py, whole build (read, score, scan, render, charts, search index, manifest):")
@@ -265,6 +270,13 @@ def rebuilds(tmp: Path) -> None:
     ):
         print(f"  {'rebuild, ' + what:<48} {seconds:8.2f} s   {seconds / full:6.1%} of the full build")
     print(f"  after the changes, byte-identical to a full build: {'yes' if identical else 'NO'}")
+    print("where a rebuild's time goes (s; start-up is Python and the imports, before the build's first phase):")
+    for what, seconds, totals in (
+        ("one transcript edited", edited, edited_phases),
+        ("one run judged again", rejudged, rejudged_phases),
+    ):
+        spent = {"start-up": seconds - totals.pop("total", seconds), **totals}
+        print(f"  {what:<22} " + ", ".join(f"{name} {s:.2f}" for name, s in spent.items()))
 
 
 def tree_digest(root: Path) -> str:

@@ -302,7 +302,7 @@ def test_build_ends_with_totals_per_phase_and_quiet_prints_nothing(tmp_path):
     lines = loud.stdout.splitlines()
     assert lines[0].startswith("built a/: ") and " pages, " in lines[0]
     phases = [line.split()[0] for line in lines[1:] if line.startswith("  ") and line.rstrip().endswith(" s")]
-    assert phases == ["read", "score", "secret", "render", "backstop", "manifest", "total"]
+    assert phases == ["read", "score", "secret", "render", "backstop", "manifest", "put", "total"]
     assert "rendering" not in loud.stderr  # no progress bar when the output is not a terminal
     quiet = subprocess.run(
         [*cmd, str(tmp_path / "b"), "--quiet"], capture_output=True, text=True, timeout=300, cwd=ROOT

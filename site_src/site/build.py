@@ -486,6 +486,7 @@ def _build(
             swap_in(tmp, out)
         if cache:
             cache.save(keys, bundle_keys, release, clean_runs(release, findings), [*written, MANIFEST], drawings)
+        phases.done("put in place")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
