@@ -185,17 +185,20 @@ class Run:
     stored_scores_file: str | None = None
     public_files: list[str] = field(default_factory=list)  # files the format defines as public
     ignored_files: list[str] = field(default_factory=list)  # everything else found in the directory
-    # what is worked out from this run alone (Run.once), by name; never shown as it is, never scanned
-    derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # what is worked out from this run alone (Run.once): name -> (what else it depends on, the result); never
+    # shown as it is, never scanned
+    derived: dict[str, tuple[Any, Any]] = field(default_factory=dict, compare=False, repr=False)
 
-    def once(self, name: Any, compute: Callable[[], T]) -> T:
+    def once(self, name: str, compute: Callable[[], T], depends_on: Any = None) -> T:
         """compute(), worked out on first use only. The build cache keeps what was worked out with the run it
         keeps (site/cache.py), so a rebuild works it out again only for runs whose files, or the code or content,
         changed. compute must therefore depend on nothing but this run, its version's definition and the code,
-        or name what else it depends on; and what it returns must not be changed afterwards."""
-        if name not in self.derived:
-            self.derived[name] = compute()
-        return self.derived[name]
+        or pass what else it depends on as depends_on (a result worked out for another is replaced); and what it
+        returns must not be changed afterwards."""
+        found = self.derived.get(name)
+        if found is None or found[0] != depends_on:
+            found = self.derived[name] = (depends_on, compute())
+        return found[1]
 
 
 @dataclass

@@ -310,3 +310,25 @@ def test_what_is_kept_from_a_run_is_worked_out_again_when_the_content_changes(ru
     monkeypatch.undo()
     assert main([*args, "--out", str(full), "--fresh"]) == 0
     assert tree_hash(out) == tree_hash(full)
+
+
+def test_kept_page_keys_are_worked_out_again_under_other_options(runs_copy, tmp_path, monkeypatch):
+    """The keys of what a run's transcript pages show depend on the options too (a redacted summary differs): with
+    another option each run's keys are worked out again and replace the kept ones, and the rebuild is a full
+    build's byte for byte."""
+    import site_src.site.page_keys as page_keys
+
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0
+    keyed: list[str] = []
+    original = page_keys._record_keys
+    monkeypatch.setattr(page_keys, "_record_keys", lambda view, run: keyed.append(run.id) or original(view, run))
+    assert build(runs_copy, out, "--base-path", "/sub/") == 0
+    assert sorted(keyed) == sorted(p.name for p in runs_copy.glob("*/*/"))
+    keyed.clear()  # the new keys were kept: the next rebuild under the same options keys the changed run only
+    EDITS["pack response text"](runs_copy)
+    assert build(runs_copy, out, "--base-path", "/sub/") == 0
+    assert keyed == ["demo-model-a-run1"]
+    monkeypatch.undo()
+    assert build(runs_copy, full, "--base-path", "/sub/", "--fresh") == 0
+    assert tree_hash(out) == tree_hash(full)

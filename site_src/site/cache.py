@@ -133,7 +133,7 @@ class BuildCache:
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
     run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
-    derived_from: dict[Path, tuple[Any, set[Any]]] = field(init=False, default_factory=dict)  # run file -> run
+    derived_from: dict[Path, tuple[Any, dict[str, Any]]] = field(init=False, default_factory=dict)  # as loaded
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
@@ -184,18 +184,18 @@ class BuildCache:
         found = _unpickle(path)
         if found is not None:
             found[0].derived = _unpickle(_derived_file(path)) or {}
-            self.derived_from[path] = (found[0], set(found[0].derived))
+            self.derived_from[path] = (found[0], dict(found[0].derived))
         return found
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         path = self._run_file(rel)
         _write_pickle(path, (run, key, warnings))  # as read: before any scoring, scanning or redaction
-        self.derived_from[path] = (run, set())
+        self.derived_from[path] = (run, {})
 
     def _store_derived(self) -> None:
         """Keep what this build worked out from each run alone, beside the run, for the next build (see load)."""
-        for path, (run, known) in self.derived_from.items():
-            if set(run.derived) != known:
+        for path, (run, loaded) in self.derived_from.items():
+            if run.derived.keys() != loaded.keys() or any(run.derived[n] is not loaded[n] for n in loaded):
                 _write_pickle(_derived_file(path), run.derived)
 
     def _outputs(self) -> dict[str, list[int]]:

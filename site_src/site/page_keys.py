@@ -96,7 +96,7 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     runs = {run_id: key_of(_run_facts(run)) for run_id, run in view.runs.items()}
     records: dict[str, str] = {}
     for run in view.runs.values():  # what a transcript's pages show of it, worked out once per run and base
-        records |= run.once(("record keys", base), lambda run=run: _record_keys(view, run))
+        records |= run.once("record keys", lambda run=run: _record_keys(view, run), depends_on=base)
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid], runs[t.run_id], view.neighbours.get(tid))
         yield f"/{b}/{v}/t/{tid}/", key
