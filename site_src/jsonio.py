@@ -17,6 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 
 from .problems import InputError, Problem, Problems
@@ -220,6 +221,28 @@ def read_yaml(path: Path, rel: str, problems: Problems) -> Any:
     return value
 
 
+# orjson as json.dumps(sort_keys=True, ensure_ascii=False, default=str) would write: dataclasses and dates are passed
+# to str, numpy numbers are written as numbers
+_CANONICAL = (
+    orjson.OPT_INDENT_2
+    | orjson.OPT_SORT_KEYS
+    | orjson.OPT_NON_STR_KEYS
+    | orjson.OPT_SERIALIZE_NUMPY
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
 def dumps_canonical(value: Any) -> str:
-    """Stable JSON for downloads and manifests: sorted keys, no ASCII escaping, so characters stay exact."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=1, default=str) + "\n"
+    """Stable JSON for downloads and chart specs: sorted keys, indented by two spaces, no ASCII escaping, so
+    characters stay exact. Written by orjson: json's indenting writer is pure Python, and a version's transcript
+    list is megabytes. What orjson refuses (an integer beyond 64 bits, a lone surrogate) is written by json, in the
+    same layout; a number that is not finite is written as null, which JSON can read (json would write NaN)."""
+    try:
+        return orjson.dumps(value, default=str, option=_CANONICAL).decode() + "\n"
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2, default=_plain) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    return value.tolist() if hasattr(value, "tolist") else str(value)  # numpy numbers stay numbers

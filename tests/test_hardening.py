@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, copy_project, edit_json, load, messages, tree_hash
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from site_src.cli import parse
 
@@ -411,3 +413,34 @@ def test_the_demo_run_generator_never_replaces_a_folder_it_was_pointed_at(tmp_pa
         [sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60, cwd=tmp_path
     )
     assert helped.returncode == 0 and "usage:" in helped.stdout and not (tmp_path / "--help").exists()
+
+
+# ---- downloads are written by orjson: what it writes must read back as what json would have written
+_NUMBERS = st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | _NUMBERS | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSONISH)
+def test_downloads_read_back_as_json_would_have_written_them(value):
+    from site_src.jsonio import dumps_canonical
+
+    written = dumps_canonical(value)
+    assert json.loads(written) == json.loads(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    assert written == dumps_canonical(json.loads(written))  # stable: written again, the same bytes
+
+
+def test_a_download_orjson_refuses_is_written_by_json_in_the_same_layout():
+    import numpy as np
+
+    from site_src.jsonio import dumps_canonical
+
+    big = {"b": [np.int64(3), 2**70], "a": "é"}
+    assert dumps_canonical(big) == '{\n  "a": "é",\n  "b": [\n    3,\n    1180591620717411303424\n  ]\n}\n'
+    small = {"b": [np.int64(3), 2], "a": "é"}  # orjson's own layout is the same
+    assert json.loads(dumps_canonical([float("nan"), float("inf")])) == [None, None]  # JSON has no such numbers
+    assert dumps_canonical(small) == dumps_canonical(big).replace("1180591620717411303424", "2")
