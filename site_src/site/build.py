@@ -13,7 +13,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -33,6 +33,7 @@ from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date, cache_folder
 from .charts import DRAWN, charts_for, draw_all
+from .page_keys import page_url
 from .publish import clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
 
 
@@ -81,6 +82,10 @@ def freeze(
     def in_scope(url: str) -> bool:
         return url.startswith(mine) if url.startswith(prefixes) else site_pages
 
+    # a page kept from the last build is not listed at all: Frozen-Flask would spend as long on its URL as on
+    # those of the few pages a rebuild renders
+    built = {url for url in reuse or () if in_scope(url)}
+
     @freezer.register_generator
     def pages():  # every page is listed explicitly, linked or not
         if site_pages:
@@ -90,11 +95,9 @@ def freeze(
             for bench, _ in release.benchmarks():
                 yield "benchmark", {"bench": bench.id}
         for view in chosen:
-            yield from version_pages(view)
+            yield from version_pages(view, built)
 
-    urls = [u for u in dict.fromkeys(freezer.all_urls()) if in_scope(u)]
-    built: set[str] = (reuse or set()) & set(urls)
-    urls = [u for u in urls if u not in built]
+    urls = [u for u in dict.fromkeys(freezer.all_urls()) if in_scope(u) and u not in built]
     # every chart is drawn once, before the workers fork: they find it drawn. Drawings an earlier build made of the
     # same specs are used as they are; on return, drawings holds this build's.
     DRAWN.update(drawings or {})
@@ -184,8 +187,14 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding]]:
     return len(urls), linked, found
 
 
-def version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(endpoint, values) of every page of one benchmark version."""
+def version_pages(view: VersionView, skip: Container[str] = frozenset()) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(endpoint, values) of every page of one benchmark version, but those with a key whose URL is in skip."""
+    for endpoint, values in _version_pages(view):
+        if not skip or page_url(endpoint, values) not in skip:
+            yield endpoint, values
+
+
+def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
     b, v = view.bench.id, view.version.id
     for endpoint in (
         "leaderboard",

@@ -71,6 +71,24 @@ def _run_facts(run: Any) -> dict[str, Any]:
     return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in NOT_RUN_FACTS}
 
 
+def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
+    """The URL of a page with a key, as the app's route makes it from (endpoint, values), or None for a page
+    without one. Keys are recorded by URL, and a rebuild leaves a page whose key is unchanged out of the pages
+    Frozen-Flask lists (see build.freeze): one formula here, checked against url_for by a test."""
+    b, v = values["bench"], values["version"]
+    if endpoint == "transcript":
+        return f"/{b}/{v}/t/{values['tid']}/"
+    if endpoint == "transcript_json":
+        return f"/{b}/{v}/data/t/{values['tid']}.json"
+    if endpoint == "item":
+        first = f"/{b}/{v}/items/{values['item_id']}/"
+    elif endpoint == "transcripts":
+        first = f"/{b}/{v}/transcripts/"
+    else:
+        return None
+    return first if values["number"] == 1 else f"{first}page/{values['number']}/"
+
+
 def _record_keys(view: VersionView, run: Any) -> dict[str, str]:
     """Transcript id -> key of the transcript, its recomputed result, its summary and its judgments: each of these
     is worked out from the run alone (a scorer reads one run's records for a transcript's result)."""
@@ -99,8 +117,8 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
         records |= run.once("record keys", lambda run=run: _record_keys(view, run), depends_on=base)
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid], runs[t.run_id], view.neighbours.get(tid))
-        yield f"/{b}/{v}/t/{tid}/", key
-        yield f"/{b}/{v}/data/t/{tid}.json", key
+        for endpoint in ("transcript", "transcript_json"):
+            yield page_url(endpoint, {"bench": b, "version": v, "tid": tid}), key
 
     analysis = view.once(item_analysis)
     for item_id in view.by_item:
@@ -109,7 +127,7 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
         shared = key_of(frame, entrants, view.judge_labels, item_id, analysis.get(item_id), len(ordered), pages)
         for n in range(1, pages + 1):
             cards, _ = paginate(ordered, n, CARDS_PER_PAGE)
-            url = f"/{b}/{v}/items/{item_id}/" if n == 1 else f"/{b}/{v}/items/{item_id}/page/{n}/"
+            url = page_url("item", {"bench": b, "version": v, "item_id": item_id, "number": n})
             yield url, key_of(shared, n, [records[t.id] for t in cards])
 
     listed = list(view.transcripts.values())
@@ -118,5 +136,4 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     for n in range(1, pages + 1):
         rows, _ = paginate(listed, n)
         shown = [(t.id, t.entrant_id, t.item_id, t.run_id, t.attempt, view.summaries[t.id]) for t in rows]
-        url = f"/{b}/{v}/transcripts/" if n == 1 else f"/{b}/{v}/transcripts/page/{n}/"
-        yield url, key_of(shared, n, shown)
+        yield page_url("transcripts", {"bench": b, "version": v, "number": n}), key_of(shared, n, shown)
