@@ -7,9 +7,12 @@ Every option is declared once and accepted before or after the command (`build.p
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +211,27 @@ def main(argv: list[str] | None = None) -> int:
         return run_import(
             args.source, [Path(p) for p in args.paths], args.benchmark, args.version, Path(args.content), runs, options
         )
+    if args.command in ("build", "merge"):
+        with collector_paused():
+            return _read_and_run(args)
+    return _read_and_run(args)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a build reads and scores (the render workers turn it back on): what a
+    build reads lives until it ends, and the collector's passes over it took 0.4-0.7 s of a rebuild at 10,000
+    transcripts, to free about a thousand objects."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_and_run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     cache = None
     if args.command in ("build", "merge"):

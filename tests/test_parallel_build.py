@@ -28,3 +28,32 @@ def test_a_page_linked_but_not_listed_is_still_built(demo, tmp_path: Path, monke
     urls = build.freeze(build_release(demo), tmp_path / "site", quiet=True, jobs=2)
     assert "/tuckerbench/v1-pilot/methodology/" in urls  # linked from every page's sub-navigation
     assert (tmp_path / "site/tuckerbench/v1-pilot/methodology/index.html").stat().st_size > 1000
+
+
+def test_the_collector_rests_while_a_build_reads_and_scores_and_works_while_pages_render(tmp_path, monkeypatch):
+    """A build keeps what it reads until it ends, so the cycle collector is off while it reads and scores; pages
+    are rendered with it on (they make and drop objects page after page); and the caller gets it back as it was."""
+    import gc
+
+    from helpers import CONTENT, RUNS
+
+    import site_src.cli as cli
+
+    seen: dict[str, bool] = {}
+    load, render = cli.load_project, build._render_chunk
+
+    def reading(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        seen["reading"] = gc.isenabled()
+        return load(*args, **kwargs)
+
+    def rendering(urls):  # noqa: ANN001, ANN202
+        seen["rendering"] = gc.isenabled()
+        return render(urls)
+
+    monkeypatch.setattr(cli, "load_project", reading)
+    monkeypatch.setattr(build, "_render_chunk", rendering)
+    monkeypatch.setattr(build.os, "cpu_count", lambda: 1)  # render in this process, where the test can look
+    assert gc.isenabled()
+    assert cli.main(["--content", str(CONTENT), "--runs", str(RUNS), "--out", str(tmp_path / "site"), "-q"]) == 0
+    assert seen == {"reading": False, "rendering": True}
+    assert gc.isenabled()

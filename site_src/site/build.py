@@ -133,6 +133,9 @@ def render_urls(
     global _WORK
     _WORK = (app, dest, findings is not None)  # inherited by the forked workers
     findings = [] if findings is None else findings
+    collecting = gc.isenabled()
+    gc.freeze()  # the release is read-only from here: keep the collector from touching (and so copying) it
+    gc.enable()  # rendering makes and drops objects page after page: collected, in each worker, as usual
     try:
         if jobs == 1:
             results: Iterator[tuple[int, set[str], list[Finding]]] = map(_render_chunk, chunks)
@@ -141,7 +144,6 @@ def render_urls(
                 findings += found
                 done(count)
         else:
-            gc.freeze()  # the release is read-only from here: keep the collector from touching (and so copying) it
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 for count, seen, found in pool.imap_unordered(_render_chunk, chunks):
                     linked |= seen
@@ -150,6 +152,8 @@ def render_urls(
     finally:
         _WORK = None
         gc.unfreeze()
+        if not collecting:
+            gc.disable()
     return linked
 
 
