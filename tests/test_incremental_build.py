@@ -336,14 +336,15 @@ def test_kept_page_keys_are_worked_out_again_under_other_options(runs_copy, tmp_
 
 def test_the_url_a_page_is_kept_by_is_the_one_its_route_makes(demo):
     """A rebuild leaves pages whose key is unchanged out of the pages Frozen-Flask lists, by URL: each keyed page's
-    URL (page_keys.page_url) must be the one url_for makes, or the page would be rendered on every build; and every
+    URL (urls.page_url) must be the one url_for makes, or the page would be rendered on every build; and every
     key belongs to a page the version lists."""
     from flask import url_for
 
     from site_src.release import build_release
     from site_src.site.app import create_app
     from site_src.site.build import version_pages
-    from site_src.site.page_keys import page_keys, page_url
+    from site_src.site.page_keys import page_keys
+    from site_src.site.urls import page_url
 
     release = build_release(demo)
     app = create_app(release)

@@ -18,6 +18,7 @@ from ..release import Release, VersionView, paginate
 from . import downloads, search_index
 from .charts import charts_for, svg_for
 from .text import count_markers, markdown, show_text
+from .urls import page_url
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CARDS_PER_PAGE = 24  # responses side by side per item page: every entrant's first attempt comes first
@@ -263,6 +264,12 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     def chart_csv(bench: str, version: str, name: str) -> Response:
         return Response(chart_named(bench, version, name).csv(), mimetype="text/csv")
 
+    def transcript_downloads(view: VersionView) -> dict[str, str]:
+        """Transcript id -> its download, from the site root: thousands, so one formula (urls.py), not url_for."""
+        names = {"bench": view.bench.id, "version": view.version.id}
+        urls = {tid: page_url("transcript_json", {**names, "tid": tid}) or "" for tid in view.transcripts}
+        return {tid: relative(url, "/") for tid, url in urls.items()}
+
     @app.route("/index.json")
     def index_json() -> Response:
         benchmarks = []
@@ -285,12 +292,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
                                 relative(url_for(e, bench=bench.id, version=v.version.id), "/")
                                 for e in ("leaderboard_json", "leaderboard_csv")
                             ],
-                            "transcripts": {
-                                tid: relative(
-                                    url_for("transcript_json", bench=bench.id, version=v.version.id, tid=tid), "/"
-                                )
-                                for tid in v.transcripts
-                            },
+                            "transcripts": transcript_downloads(v),
                         }
                         for v in views
                     ],

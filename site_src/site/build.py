@@ -33,8 +33,8 @@ from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date, cache_folder
 from .charts import DRAWN, charts_for, draw_all
-from .page_keys import page_url
 from .publish import clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
+from .urls import page_url
 
 
 def freeze(

@@ -32,6 +32,7 @@ import orjson
 
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, item_analysis, result_states
+from .urls import page_url
 
 # a run's own fields a page can show are all but these: its records are covered record by record, and what is
 # derived from them is covered by them
@@ -69,24 +70,6 @@ def key_of(*parts: Any) -> str:
 
 def _run_facts(run: Any) -> dict[str, Any]:
     return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in NOT_RUN_FACTS}
-
-
-def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
-    """The URL of a page with a key, as the app's route makes it from (endpoint, values), or None for a page
-    without one. Keys are recorded by URL, and a rebuild leaves a page whose key is unchanged out of the pages
-    Frozen-Flask lists (see build.freeze): one formula here, checked against url_for by a test."""
-    b, v = values["bench"], values["version"]
-    if endpoint == "transcript":
-        return f"/{b}/{v}/t/{values['tid']}/"
-    if endpoint == "transcript_json":
-        return f"/{b}/{v}/data/t/{values['tid']}.json"
-    if endpoint == "item":
-        first = f"/{b}/{v}/items/{values['item_id']}/"
-    elif endpoint == "transcripts":
-        first = f"/{b}/{v}/transcripts/"
-    else:
-        return None
-    return first if values["number"] == 1 else f"{first}page/{values['number']}/"
 
 
 def _record_keys(view: VersionView, run: Any) -> dict[str, str]:
