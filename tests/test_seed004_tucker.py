@@ -219,3 +219,19 @@ def test_seed004_profanity_count_is_the_whole_word_case_insensitive_match_of_the
 
     found = [m.lower() for word in lexicon for m in re.findall(rf"\b{re.escape(word)}\b", text, flags=re.IGNORECASE)]
     assert count_profanity(text, lexicon) == (len(found), set(found))
+
+
+def test_a_read_run_holds_each_repeated_name_once(tucker):
+    """Memory at 10,000 transcripts: the user turns are the scenario script's own strings, and the names repeated
+    in every record (score dimensions, token counts, states) are one string each, whatever record they came from."""
+    version, _ = tucker
+    run = version.runs[0]
+    scripts = {item.id: item.user_turns for item in version.items}
+    for t in run.transcripts:
+        users = [x.content for x in t.turns if x.role == "user"]
+        assert all(a is b for a, b in zip(users, scripts[t.item_id], strict=False))
+    names = {}
+    for record in [j.scores for j in run.judgments] + [x.usage for t in run.transcripts for x in t.turns]:
+        for name in record:
+            assert names.setdefault(name, name) is name
+    assert len({id(x.stop_reason) for t in run.transcripts for x in t.turns if x.stop_reason == "stop"}) == 1
