@@ -238,45 +238,55 @@ def timed(cmd: list[str]) -> tuple[float, float, dict[str, float]]:
     return seconds, usage.ru_maxrss / 1024, totals
 
 
-def rebuilds(tmp: Path) -> None:
+def rebuilds(tmp: Path, repeats: int) -> None:
     """Full build, then rebuilds into the same folder: with nothing changed, after one transcript's text was edited
     in one run, and after one run was judged again (every judgment of it moved, so its scores move). Each through
-    build.py, as a user runs it; after the changes the output is compared byte for byte with a full build."""
+    build.py, as a user runs it, `repeats` times over different runs (the median and the range are printed: a
+    rebuild takes a few seconds, and a shared machine's speed swings by a third from minute to minute); after the
+    changes the output is compared byte for byte with a full build."""
     cmd = [sys.executable, str(ROOT / "build.py"), "--content", str(tmp / "content"), "--runs", str(tmp / "runs")]
-    full, full_mb, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet", "--fresh"])
-    same, _, _ = timed([*cmd, "--out", str(tmp / "cli-site"), "--quiet"])
+    site = ["--out", str(tmp / "cli-site")]
+    full, full_mb, _ = timed([*cmd, *site, "--quiet", "--fresh"])
+    same, _, _ = timed([*cmd, *site, "--quiet"])
     runs = sorted((tmp / "runs/tuckerbench").iterdir())
-    transcript = sorted((runs[0] / "transcripts").rglob("*.json"))[0]
-    record = json.loads(transcript.read_text(encoding="utf-8"))
-    record["turns"][1]["content"] += " (changed)"
-    transcript.write_text(json.dumps(record), encoding="utf-8")
-    edited, _, edited_phases = timed([*cmd, "--out", str(tmp / "cli-site")])  # its totals show what it spent
-    for judgments in sorted((runs[1] / "judgments").glob("*.jsonl")):
-        lines = []
-        for line in judgments.read_text(encoding="utf-8").splitlines():
-            judgment = json.loads(line)
-            judgment["scores"] = {d: max(0, v - 1) for d, v in judgment["scores"].items()}
-            lines.append(json.dumps(judgment))
-        judgments.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    rejudged, _, rejudged_phases = timed([*cmd, "--out", str(tmp / "cli-site")])
+    edited, rejudged = [], []
+    for i in range(repeats):
+        transcript = sorted((runs[(2 * i) % len(runs)] / "transcripts").rglob("*.json"))[i]
+        record = json.loads(transcript.read_text(encoding="utf-8"))
+        record["turns"][1]["content"] += " (changed)"
+        transcript.write_text(json.dumps(record), encoding="utf-8")
+        edited.append(timed([*cmd, *site]))  # its totals show what it spent
+        for judgments in sorted((runs[(2 * i + 1) % len(runs)] / "judgments").glob("*.jsonl")):
+            lines = []
+            for line in judgments.read_text(encoding="utf-8").splitlines():
+                judgment = json.loads(line)
+                judgment["scores"] = {d: max(0, v - 1) for d, v in judgment["scores"].items()}
+                lines.append(json.dumps(judgment))
+            judgments.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        rejudged.append(timed([*cmd, *site]))
     timed([*cmd, "--out", str(tmp / "cli-fresh"), "--quiet", "--fresh"])
     identical = tree_digest(tmp / "cli-site") == tree_digest(tmp / "cli-fresh")
     print("build.py, whole build (read, score, scan, render, charts, search index, manifest):")
     print(f"  {'full build':<48} {full:8.2f} s   peak memory {full_mb:5.0f} MB (main process)")
-    for what, seconds in (
-        ("nothing changed", same),
+    print(f"  {'rebuild, nothing changed':<48} {same:8.2f} s   {same / full:6.1%} of the full build")
+    for what, timings in (
         ("one transcript edited in one run", edited),
         ("one run judged again (its scores move)", rejudged),
     ):
-        print(f"  {'rebuild, ' + what:<48} {seconds:8.2f} s   {seconds / full:6.1%} of the full build")
+        seconds = sorted(t[0] for t in timings)
+        median = statistics.median(seconds)
+        spread = (
+            f" (range {seconds[0] / full:.1%}-{seconds[-1] / full:.1%}, {len(seconds)} rebuilds)" if repeats > 1 else ""
+        )
+        print(f"  {'rebuild, ' + what:<48} {median:8.2f} s   {median / full:6.1%} of the full build{spread}")
     print(f"  after the changes, byte-identical to a full build: {'yes' if identical else 'NO'}")
-    print("where a rebuild's time goes (s; start-up is Python and the imports, before the build's first phase):")
-    for what, seconds, totals in (
-        ("one transcript edited", edited, edited_phases),
-        ("one run judged again", rejudged, rejudged_phases),
-    ):
-        spent = {"start-up": seconds - totals.pop("total", seconds), **totals}
-        print(f"  {what:<22} " + ", ".join(f"{name} {s:.2f}" for name, s in spent.items()))
+    print(
+        "where a rebuild's time goes (s, median of each; start-up is Python and the imports, before the first phase):"
+    )
+    for what, timings in (("one transcript edited", edited), ("one run judged again", rejudged)):
+        spent = [{"start-up": seconds - totals.get("total", seconds), **totals} for seconds, _, totals in timings]
+        names = [name for name in spent[0] if name != "total"]
+        print(f"  {what:<22} " + ", ".join(f"{n} {statistics.median(s[n] for s in spent):.2f}" for n in names))
 
 
 def tree_digest(root: Path) -> str:
@@ -303,6 +313,7 @@ def main() -> None:
     parser.add_argument("--no-search", action="store_true")
     parser.add_argument("--no-comparison", action="store_true", help="skip the plain Jinja2 comparison")
     parser.add_argument("--no-rebuilds", action="store_true", help="skip the full and incremental build.py runs")
+    parser.add_argument("--rebuilds", type=int, default=3, help="how many times each kind of rebuild is measured")
     parser.add_argument(
         "--sizes", help="comma-separated transcript counts: one whole run per size, each in its own process"
     )
@@ -356,7 +367,7 @@ def main() -> None:
         print(f"  whole build / rendering: {total / render:.2f}")
         print(f"  total {total:.1f} s; peak memory {peak_mb():.0f} MB (largest worker {children_peak_mb():.0f} MB)")
         if not args.no_rebuilds:
-            rebuilds(tmp_path)
+            rebuilds(tmp_path, args.rebuilds)
         if args.no_comparison:
             return
         # Rendering is compared, not the disk: this machine kind's disk varies twofold from minute to minute, so the
