@@ -360,3 +360,28 @@ def test_the_url_a_page_is_kept_by_is_the_one_its_route_makes(demo):
     assert set(page_keys(release, "base")) == keyed
     kinds = {url.split("/")[3] for url in keyed}
     assert {"t", "data", "items", "transcripts"} <= kinds
+
+
+def test_fresh_uses_nothing_an_earlier_build_kept(runs_copy, tmp_path):
+    """--fresh reads every run and works everything out again: a cached run that no longer says what its files
+    say (here, tampered with) is used by a rebuild, and ignored by --fresh."""
+    import pickle
+
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 0
+
+    def tamper() -> None:
+        for cached in (tmp_path / ".site.cache/runs").glob("*.pickle"):
+            run, key, warnings = pickle.loads(cached.read_bytes())
+            if run.id == "demo-pilot-run1":
+                run.entrants[0].label = "Label From The Cache"
+                cached.write_bytes(pickle.dumps((run, key, warnings)))
+
+    leaderboard = out / "tuckerbench/v1-pilot/index.html"
+    tamper()
+    assert build(runs_copy, out, "--base-path", "/sub/") == 0  # another option, so not up to date
+    assert "Label From The Cache" in leaderboard.read_text(encoding="utf-8")
+    tamper()
+    assert build(runs_copy, out, "--base-path", "/sub/", "--fresh") == 0
+    assert "Label From The Cache" not in leaderboard.read_text(encoding="utf-8")
+    assert "Demo Entrant Alpha" in leaderboard.read_text(encoding="utf-8")

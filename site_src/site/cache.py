@@ -123,6 +123,7 @@ class BuildCache:
     previous: dict[str, Any]  # what the last build into out recorded (empty when none, or with --fresh)
     inputs: dict[str, list[Any]]  # content and run files (named as the readers name them) -> stat and digest
     scope: str = "all"  # which pages: "all", "only bench/version" (a shard) or "merge"
+    fresh: bool = False  # --fresh: nothing an earlier build kept is used (runs are read, and what they give worked out)
     code_files: dict[str, list[Any]] = field(init=False)  # the code and templates -> stat and digest
     code: str = field(init=False)
     key: str = field(init=False)
@@ -169,7 +170,7 @@ class BuildCache:
         inputs = _digests(content_dir, "content", seen)
         for root in run_roots:
             inputs |= _digests(root, root.name or str(root), seen)
-        return cls(out, options, previous, inputs, scope)
+        return cls(out, options, previous, inputs, scope, fresh)
 
     # ---- runs as read: readers are the slow part of reading, so a run whose files did not change is not read again.
     # Pickle is safe here only because nothing but this build writes the cache folder, which is never published.
@@ -181,7 +182,7 @@ class BuildCache:
     def load(self, rel: str) -> tuple[Any, Any, list[Any]] | None:
         """The run as read by an earlier build, with what that build worked out from it alone (Run.once)."""
         path = self._run_file(rel)
-        found = _unpickle(path)
+        found = None if self.fresh else _unpickle(path)
         if found is not None:
             found[0].derived = _unpickle(_derived_file(path)) or {}
             self.derived_from[path] = (found[0], dict(found[0].derived))
