@@ -19,7 +19,6 @@ runs.
 from __future__ import annotations
 
 import bisect
-import gc
 import hashlib
 import os
 import pickle
@@ -81,16 +80,12 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
 
 
 def _unpickle(path: Path) -> Any:
-    collecting = gc.isenabled()
-    gc.disable()  # unpickling makes a run's objects all at once: the collector would only walk them in vain
+    """What a build stored at path, or None. (A build reads with the cycle collector off: see cli.collector_paused.)"""
     try:
         with path.open("rb") as f:
             return pickle.load(f)  # noqa: S301 - written by this build into its own cache folder, never published
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
         return None
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _write_pickle(path: Path, value: Any) -> None:
