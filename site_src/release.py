@@ -190,7 +190,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
     lexicon = getattr(version.definition, "profanity_lexicon", [])
     patterns = getattr(version.definition, "refusal_patterns", [])
-    per_run = [run_diagnostics(run, lexicon, patterns) for run in version.runs]
+    per_run = [run_diagnostics(run, judgments_by_target, lexicon, patterns) for run in version.runs]
     diagnostics = {e: sum((d[e] for d in per_run if e in d), Diagnostics()) for e in entrants}
     return VersionView(
         bench,

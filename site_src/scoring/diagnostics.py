@@ -74,19 +74,19 @@ def is_refusal(text: str, patterns: list[str]) -> bool:
     return any(p in lowered for p in patterns)
 
 
-def run_diagnostics(run: Run, lexicon: list[str], refusal_patterns: list[str]) -> dict[str, Diagnostics]:
-    """Entrant id -> the diagnostics of its transcripts in this run and of their judgments, worked out once per
-    run (Run.once): a rebuild diagnoses only the runs that changed, and adds up each entrant's runs."""
+def run_diagnostics(
+    run: Run, judgments_by_target: dict[str, list[Judgment]], lexicon: list[str], refusal_patterns: list[str]
+) -> dict[str, Diagnostics]:
+    """Entrant id -> the diagnostics of its transcripts in this run and of their judgments (a judgment targets a
+    transcript of its own run), worked out once per run (Run.once): a rebuild diagnoses only the runs that changed,
+    and adds up each entrant's runs."""
 
     def compute() -> dict[str, Diagnostics]:
         mine: dict[str, list[Transcript]] = {}
         for t in run.transcripts:
             mine.setdefault(t.entrant_id, []).append(t)
-        judged: dict[str, list[Judgment]] = {}
-        for j in run.judgments:
-            judged.setdefault(j.target_id, []).append(j)
         return {
-            e: diagnose(ts, [j for t in ts for j in judged.get(t.id, [])], lexicon, refusal_patterns)
+            e: diagnose(ts, [j for t in ts for j in judgments_by_target.get(t.id, [])], lexicon, refusal_patterns)
             for e, ts in mine.items()
         }
 
