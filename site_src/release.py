@@ -77,7 +77,7 @@ class VersionView:
     @property
     def colour_class(self) -> dict[str, str]:
         """CSS class per entrant (no inline styles: the pages run under a strict Content-Security-Policy)."""
-        return {e: f"c{PALETTE.index(c)}" for e, c in self.colours.items()}
+        return self.once(_colour_classes)  # every card of an item page asks
 
     def score_text(self, row: Row) -> str:
         """A row's score as it reads, with its counts (the system's display module writes it)."""
@@ -138,9 +138,20 @@ def _natural(text: str) -> list[tuple[int, int | str]]:
     return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part]
 
 
+def _colour_classes(view: VersionView) -> dict[str, str]:
+    return {e: f"c{PALETTE.index(c)}" for e, c in view.colours.items()}
+
+
 def _item_order(transcripts: list[Transcript], entrants: dict[str, Entrant]) -> list[Transcript]:
-    """An item's responses as its page lists them: every entrant's first attempt first."""
-    return sorted(transcripts, key=lambda t: (t.attempt, entrants[t.entrant_id].label, t.run_id))
+    """An item's responses as its pages list them: every entrant's first attempt, side by side, then each entrant's
+    other responses together, run by run. Kept together, one run's responses lie on a few pages, so a run judged
+    again changes those pages and the first rather than every page of the item."""
+    ordered = sorted(transcripts, key=lambda t: (entrants[t.entrant_id].label, t.entrant_id, t.run_id, t.attempt))
+    first = {}
+    for t in ordered:
+        first.setdefault(t.entrant_id, t)
+    chosen = set(map(id, first.values()))
+    return list(first.values()) + [t for t in ordered if id(t) not in chosen]
 
 
 def _neighbours(groups: dict[str, dict[str, list[Transcript]]]) -> dict[str, dict[str, tuple[str | None, str | None]]]:

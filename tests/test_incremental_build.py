@@ -385,3 +385,52 @@ def test_fresh_uses_nothing_an_earlier_build_kept(runs_copy, tmp_path):
     assert build(runs_copy, out, "--base-path", "/sub/", "--fresh") == 0
     assert "Label From The Cache" not in leaderboard.read_text(encoding="utf-8")
     assert "Demo Entrant Alpha" in leaderboard.read_text(encoding="utf-8")
+
+
+def test_an_items_pages_keep_each_entrants_responses_together_after_every_first_attempt():
+    """An item's first page shows every entrant's first attempt side by side; each entrant's other responses follow
+    together, run by run, so one run's responses lie on a few consecutive pages."""
+    from types import SimpleNamespace
+
+    from site_src.release import _item_order
+
+    entrants = {"b": SimpleNamespace(label="Able"), "a": SimpleNamespace(label="Baker")}  # listed by label, not id
+    made = [
+        SimpleNamespace(entrant_id=e, run_id=r, attempt=n, name=f"{e}-{r}-{n}")
+        for e, r, n in [("a", "r2", 1), ("b", "r1", 2), ("a", "r1", 2), ("b", "r1", 1), ("a", "r1", 1), ("b", "r1", 3)]
+    ]
+    order = [t.name for t in _item_order(made, entrants)]
+    assert order == ["b-r1-1", "a-r1-1", "b-r1-2", "b-r1-3", "a-r1-2", "a-r2-1"]
+
+
+def test_a_run_judged_again_changes_only_an_items_first_page_and_the_pages_showing_its_responses(
+    runs_copy, monkeypatch
+):
+    """Only an item's first page shows its analysis (later pages link to it), so a changed judgment changes that
+    page and the one showing the response, not every page of the item."""
+    from helpers import load
+
+    from site_src.release import build_release
+    from site_src.site import app as app_module
+    from site_src.site import page_keys as keys_module
+    from site_src.site.app import create_app
+
+    for module in (app_module, keys_module):
+        monkeypatch.setattr(module, "CARDS_PER_PAGE", 1)  # one response per page: each item has eight pages
+    release = build_release(load(runs_copy))
+    before = keys_module.page_keys(release, "base")
+    edit_jsonl(runs_copy / TUCKER / "judgments/judge-k.jsonl", 2, lambda r: r["scores"].update(fidelity=1))
+    after = keys_module.page_keys(build_release(load(runs_copy)), "base")
+
+    view = release.view("tuckerbench", "v1-pilot")
+    order = [t.id for t in view.item_transcripts("s1-code-review")]
+    judged = next(t for t in view.item_transcripts("s1-code-review") if (t.entrant_id, t.attempt) == ("alpha", 2))
+    item = "/tuckerbench/v1-pilot/items/s1-code-review/"
+    changed = sorted(url for url in before if "/items/" in url and before[url] != after[url])
+    assert len(order) == 8 and changed == sorted([item, f"{item}page/{order.index(judged.id) + 1}/"])
+
+    with create_app(release).test_client() as client:
+        first, later = (client.get(url).get_data(as_text=True) for url in (item, f"{item}page/2/"))
+    assert "graded responses pass" in first or "mean score" in first
+    assert "graded responses pass" not in later and "mean score" not in later
+    assert "Counted over all 8 responses on" in later and 'href="../../">the item\'s first page</a>' in later

@@ -21,7 +21,7 @@ from .text import count_markers, markdown, show_text
 from .urls import page_url
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-CARDS_PER_PAGE = 24  # responses side by side per item page: every entrant's first attempt comes first
+CARDS_PER_PAGE = 24  # responses side by side per item page (the order: release._item_order)
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'self'; form-action 'none'; object-src 'none'"
@@ -156,7 +156,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         view = view_or_404(bench, version)
         if item_id not in view.by_item:
             abort(404)
-        ordered = view.item_transcripts(item_id)  # first attempts of every entrant come first
+        ordered = view.item_transcripts(item_id)
         cards, pages = paginate(ordered, number, CARDS_PER_PAGE)
         if number > pages:
             abort(404)
@@ -164,11 +164,11 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             "item.html",
             view=view,
             item=view.version.item(item_id),
-            analysis=view.once(item_analysis)[item_id],
+            analysis=view.once(item_analysis)[item_id] if number == 1 else None,  # later pages link to the first
             judge_labels=view.judge_labels,
             transcripts=cards,
             total=len(ordered),
-            entrant_count=len({t.entrant_id for t in ordered}),
+            entrant_count=view.once(item_entrants)[item_id],
             number=number,
             pages=pages,
         )
@@ -319,6 +319,11 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
 
 def result_states(view: VersionView) -> set[str]:
     return {s.state for s in view.summaries.values()}
+
+
+def item_entrants(view: VersionView) -> dict[str, int]:
+    """Per item: how many entrants responded to it."""
+    return {item_id: len({t.entrant_id for t in ts}) for item_id, ts in view.by_item.items()}
 
 
 def item_analysis(view: VersionView) -> dict[str, dict[str, Any]]:

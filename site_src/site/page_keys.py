@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from ..release import Release, VersionView, paginate
-from .app import CARDS_PER_PAGE, item_analysis, result_states
+from .app import CARDS_PER_PAGE, item_analysis, item_entrants, result_states
 from .urls import page_url
 
 # a run's own fields a page can show are all but these: its records are covered record by record, and what is
@@ -103,15 +103,16 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
         for endpoint in ("transcript", "transcript_json"):
             yield page_url(endpoint, {"bench": b, "version": v, "tid": tid}), key
 
-    analysis = view.once(item_analysis)
+    analysis, responded = view.once(item_analysis), view.once(item_entrants)
     for item_id in view.by_item:
         ordered = view.item_transcripts(item_id)
         _, pages = paginate(ordered, 1, CARDS_PER_PAGE)
-        shared = key_of(frame, entrants, view.judge_labels, item_id, analysis.get(item_id), len(ordered), pages)
+        shared = key_of(frame, entrants, view.judge_labels, item_id, len(ordered), responded[item_id], pages)
         for n in range(1, pages + 1):
             cards, _ = paginate(ordered, n, CARDS_PER_PAGE)
             url = page_url("item", {"bench": b, "version": v, "item_id": item_id, "number": n})
-            yield url, key_of(shared, n, [records[t.id] for t in cards])
+            shown = analysis.get(item_id) if n == 1 else None  # only the first page shows the item's analysis
+            yield url, key_of(shared, n, shown, [records[t.id] for t in cards])
 
     listed = list(view.transcripts.values())
     _, pages = paginate(listed, 1)
