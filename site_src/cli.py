@@ -12,7 +12,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -212,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             args.source, [Path(p) for p in args.paths], args.benchmark, args.version, Path(args.content), runs, options
         )
     if args.command in ("build", "merge"):
-        with collector_paused():
-            return _read_and_run(args)
+        with collector_paused(), ExitStack() as build_scope:
+            return _read_and_run(args, build_scope)
     return _read_and_run(args)
 
 
@@ -231,7 +231,8 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _read_and_run(args: argparse.Namespace) -> int:
+def _read_and_run(args: argparse.Namespace, build_scope: ExitStack | None = None) -> int:
+    """Read the runs and do the command. A build or merge passes build_scope, which ends with the build."""
     started = time.perf_counter()
     cache = None
     if args.command in ("build", "merge"):
@@ -260,6 +261,10 @@ def _read_and_run(args: argparse.Namespace) -> int:
             if not args.quiet:
                 print(f"{args.out} is up to date: no input, option or code changed since the last build")
             return 0
+        if build_scope is not None:
+            from .site.charts import drawer_ahead
+
+            build_scope.enter_context(drawer_ahead())  # the chart drawer starts while the runs are read
     project = _load(args, cache)
     read_seconds = time.perf_counter() - started
     if args.command == "check":

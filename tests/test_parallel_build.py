@@ -57,3 +57,48 @@ def test_the_collector_rests_while_a_build_reads_and_scores_and_works_while_page
     assert cli.main(["--content", str(CONTENT), "--runs", str(RUNS), "--out", str(tmp_path / "site"), "-q"]) == 0
     assert seen == {"reading": False, "rendering": True}
     assert gc.isenabled()
+
+
+def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_build_ends(
+    runs_copy, tmp_path, monkeypatch
+):
+    """vl-convert's runtime is started in the drawing process while the build reads on the other core; the charts
+    are drawn there, and the process is stopped before pages render, also when the build fails."""
+    import multiprocessing
+
+    from helpers import CONTENT, edit_jsonl
+
+    import site_src.cli as cli
+    from site_src.site import charts
+
+    seen = []
+    read = cli.load_project
+
+    def reading(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        seen.append([p.pid for p in multiprocessing.active_children()] if charts._DRAWER is not None else None)
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "load_project", reading)
+    monkeypatch.setattr(charts, "DRAWN", {})
+    monkeypatch.setattr(build, "DRAWN", charts.DRAWN)
+    drawn_by = []
+    draw = charts.draw_all
+
+    def drawing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        drawn_by.append(charts._DRAWER)
+        drawn = draw(*args, **kwargs)
+        drawn_by.append(multiprocessing.active_children())  # none left when the render workers fork
+        return drawn
+
+    monkeypatch.setattr(build, "draw_all", drawing)
+    argv = ["--content", str(CONTENT), "--runs", str(runs_copy), "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path / "site")]) == 0
+    assert len(seen) == 1 and seen[0] and drawn_by[0] is not None and drawn_by[1:] == [[]]
+    assert len(charts.DRAWN) >= 3  # the demo's charts, drawn by that process
+    assert charts._DRAWER is None and not multiprocessing.active_children()
+
+    token = "AKIA" + "Q" * 16  # a build refused for a secret stops the drawer too
+    edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 3, lambda r: r.update(raw_output=token))
+    assert cli.main([*argv, "--out", str(tmp_path / "refused")]) == 1
+    assert len(seen) == 2 and seen[1] and len(drawn_by) == 2
+    assert charts._DRAWER is None and not multiprocessing.active_children()

@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,6 +208,7 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
 # drawing key -> SVG: drawn in this process, or by an earlier build and kept in its cache (see cache.py)
 DRAWN: dict[str, str] = {}
 _RUNTIME = False  # whether vl-convert's runtime runs in this process (a forked child lacks its threads)
+_DRAWER: Any = None  # the process forked by drawer_ahead, until draw_all uses it
 
 
 def drawing_key(chart: Chart) -> str:
@@ -228,17 +231,42 @@ def _draw(spec_json: str) -> str:
     return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
 
 
+def _start_runtime() -> None:
+    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}})
+
+
+@contextmanager
+def drawer_ahead() -> Iterator[None]:
+    """Fork the process draw_all will draw in now, and start vl-convert's runtime there while this process reads
+    and scores on the other core: the start takes half a second, every build that draws paid it before rendering.
+    The process is stopped by draw_all, or on leaving if the build ends before it draws."""
+    global _DRAWER
+    if _RUNTIME or _DRAWER is not None:  # drawing here already (the preview server), or started by a caller
+        yield
+        return
+    _DRAWER = multiprocessing.get_context("fork").Pool(1, initializer=_start_runtime)
+    try:
+        yield
+    finally:
+        if _DRAWER is not None:
+            _DRAWER.terminate()
+            _DRAWER = None
+
+
 def draw_all(charts: list[Chart]) -> dict[str, str]:
     """Draw every chart not drawn yet, before render workers are forked: they then find each one in DRAWN. Returns
     the drawing of each chart given, by drawing key.
 
     Unless the runtime already runs here (the preview server draws on demand), the drawing is done in a process
-    forked for it, so neither this process nor the workers forked from it carry the runtime's memory."""
+    forked for it (by drawer_ahead, or now), so neither this process nor the workers forked from it carry the
+    runtime's memory. That process is stopped before this returns, so no thread of it is left when workers fork."""
+    global _DRAWER
     specs = {drawing_key(c): c.spec_json() for c in charts}
     todo = {key: spec for key, spec in specs.items() if key not in DRAWN}
+    ahead, _DRAWER = _DRAWER, None
     if todo and _RUNTIME:
         DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
-    elif todo:
-        with multiprocessing.get_context("fork").Pool(1) as pool:
+    elif todo or ahead:
+        with ahead or multiprocessing.get_context("fork").Pool(1) as pool:  # leaving terminates it
             DRAWN.update(zip(todo, pool.map(_draw, list(todo.values())), strict=True))
     return {key: DRAWN[key] for key in specs}
