@@ -105,8 +105,9 @@ class Finding:
 
 
 @cache
-def _ignorable() -> re.Pattern[str]:
-    """Every default-ignorable code point and every format character (category Cf), as one character class."""
+def _ignorable() -> Any:
+    """Every default-ignorable code point and every format character (category Cf), as one character class, run
+    by RE2: Python's re took 0.2-0.5 ms over each page the backstop scans, RE2 a seventh of that."""
     points = {cp for lo, hi in DEFAULT_IGNORABLE for cp in range(lo, hi + 1)}
     points |= {cp for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf"}
     ranges, run = [], None
@@ -116,7 +117,7 @@ def _ignorable() -> re.Pattern[str]:
         else:
             run = [cp, cp]
             ranges.append(run)
-    return re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges) + "]")
+    return re2.compile("[" + "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in ranges) + "]")
 
 
 def _assigned_value_ok(m: Any) -> bool:

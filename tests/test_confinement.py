@@ -252,3 +252,17 @@ def test_pages_workflow_gives_write_access_only_to_the_deploy_job_and_pins_actio
     checkout = next(step for step in steps if step.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["persist-credentials"] is False
     assert not any("run" in step for step in jobs["deploy"]["steps"])  # no project code runs with write access
+
+
+def test_the_invisible_characters_removed_before_matching_are_exactly_the_default_ignorable_and_format_ones():
+    """The class run by RE2 matches every default-ignorable code point and every format character (Cf), and no
+    other character, wherever it stands."""
+    import unicodedata
+
+    from site_src.secretscan import DEFAULT_IGNORABLE, _ignorable
+
+    wanted = {cp for lo, hi in DEFAULT_IGNORABLE for cp in range(lo, hi + 1)}
+    wanted |= {cp for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf"}
+    every = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)  # no lone surrogates: refused
+    found = [m.start() for m in _ignorable().finditer(every)]
+    assert {ord(every[i]) for i in found} == wanted and len(found) == len(wanted)

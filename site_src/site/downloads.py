@@ -9,6 +9,7 @@ import csv
 import dataclasses
 import io
 import re
+from functools import cache
 from typing import Any
 
 from .. import GENERATOR
@@ -76,7 +77,7 @@ def leaderboard_json(view: VersionView) -> str:
             "score_label": board.score_label,
             "ranked": board.ranked,
             "rows": leaderboard_rows(view),
-            "discrepancies": [dataclasses.asdict(d) for d in board.discrepancies],
+            "discrepancies": [_plain(d) for d in board.discrepancies],
             "notes": board.notes,
         }
     )
@@ -141,27 +142,38 @@ def transcript_json(view: VersionView, tid: str) -> str:
         "benchmark": view.bench.id,
         "version": view.version.id,
         "demo": view.runs[t.run_id].demo,
-        "transcript": dataclasses.asdict(t),
-        "result": _plain(dataclasses.asdict(result)) if dataclasses.is_dataclass(result) else None,
+        "transcript": _plain(t),
+        "result": _plain(result) if dataclasses.is_dataclass(result) else None,
         "summary": view.summaries[tid].text,
     }
     if view.runs[t.run_id].judges:  # a judged system: each transcript comes with its judgments
         judges = {j.id: j for j in view.runs[t.run_id].judges}
-        out["judgments"] = [
-            {**dataclasses.asdict(j), "judge": dataclasses.asdict(judges[j.judge_id])} for j in view.judgments_for(tid)
-        ]
+        out["judgments"] = [{**_plain(j), "judge": _plain(judges[j.judge_id])} for j in view.judgments_for(tid)]
     return dumps_canonical(out)
 
 
 def _plain(value: Any) -> Any:
-    """Fractions become floats so the JSON stays standard."""
+    """Dataclasses become dicts (field by field), tuples lists and Fractions floats, so the JSON stays standard.
+    Nothing is copied: dataclasses.asdict deep-copies every value, which took a third of a download's time."""
+    if value is None or type(value) in _ATOMS:
+        return value
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
     if hasattr(value, "numerator") and not isinstance(value, int | float | bool):
         return float(value)
     return value
+
+
+_ATOMS = frozenset({str, int, float, bool})
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def release_index(release: Release, benchmarks: list[dict[str, Any]]) -> str:
@@ -178,12 +190,12 @@ def statistics_json(view: VersionView) -> str:
         "declared": view.bench.statistics,
         "parameters": stats.params,
         "note": stats.note,
-        "rows": {k: _plain(dataclasses.asdict(r)) for k, r in stats.rows.items()},
+        "rows": {k: _plain(r) for k, r in stats.rows.items()},
     }
     if stats.separation:
         out["rank_intervals"] = stats.separation.rank_intervals
         out["differences"] = [
-            {"a": a, "b": b, "difference": diff, "interval": dataclasses.asdict(ci), "resolved": ok}
+            {"a": a, "b": b, "difference": diff, "interval": _plain(ci), "resolved": ok}
             for (a, b), (diff, ci, ok) in stats.separation.differences.items()
         ]
     return dumps_canonical(out)
@@ -193,7 +205,7 @@ def judges_json(view: VersionView) -> str:
     """The judges and calibration tables (aggregates only: no per-pair identities)."""
     reports = []
     for run_id, report in view.judge_reports:
-        data = _plain(dataclasses.asdict(report))
+        data = _plain(report)
         data["calibration_dims"] = [
             {"response": r, "judge": j, "scores": v} for (r, j), v in report.calibration_dims.items()
         ]
