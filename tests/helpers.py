@@ -62,3 +62,19 @@ def tree_hash(root: Path) -> str:
         if path.is_file() and not path.is_symlink():
             h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def vega_lite_problems(site: Path) -> list[str]:
+    """Every chart spec a built site offers (charts/*.vl.json), checked against the Vega-Lite schema Altair ships:
+    the build writes the specs without that check (site_src/site/charts.py)."""
+    from altair.vegalite.v6.schema.core import load_schema
+    from jsonschema import Draft7Validator
+
+    validator = Draft7Validator(load_schema())
+    specs = sorted(site.rglob("charts/*.vl.json"))
+    assert specs, f"no chart spec under {site}"
+    return [
+        f"{path.relative_to(site)}: {error.message[:200]}"
+        for path in specs
+        for error in validator.iter_errors(json.loads(path.read_text(encoding="utf-8")))
+    ]

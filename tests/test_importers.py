@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, copy_project
+from helpers import ROOT, copy_project, vega_lite_problems
 
 FIX = ROOT / "tests/fixtures"
 INSPECT_EVAL = FIX / "inspect_ai/log_formats.eval"
@@ -119,6 +119,7 @@ def test_inspect_log_is_imported_read_in_place_and_recomputed(project, log):
     # the sample's events (raw model calls) and the log file itself are never published
     assert "sample_init" not in published and "model_base_url" not in published and "localhost:11434" not in published
     assert not list(site.rglob(log.name))
+    assert vega_lite_problems(site / "popularity") == []
 
 
 def _inspect_json(project: Path, change) -> Path:
@@ -269,6 +270,7 @@ def test_alpaca_eval_reproduces_the_published_row(project):
     failed = (site / "alpaca-eval-1/v1/t/text-davinci-001--794/index.html").read_text(encoding="utf-8")
     assert "judgment failed: not counted" in failed and "x = 9" in failed and "x = 8" in failed
     assert not list(site.rglob("annotations.json")) and not list(site.rglob("model_outputs.json"))
+    assert vega_lite_problems(site / "alpaca-eval-1") == []
 
 
 def test_alpaca_eval_raw_completions_stay_private_unless_allowed(project, tmp_path):

@@ -40,9 +40,13 @@ class Chart:
     title: str
     description: str  # the text alternative: what the chart shows, in words
     rows: list[dict[str, Any]]
-    spec: dict[str, Any]
+    spec: Any  # an Altair chart, or its Vega-Lite spec: kept as the spec (a dict)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.spec, dict):
+            # not validated here: Altair's check against the Vega-Lite schema took most of the charts' time in every
+            # build; tests/test_site.py checks every chart of every system against that schema
+            self.spec = self.spec.to_dict(validate=False)
         self.spec.setdefault("config", {})
         for key, value in CONFIG.items():
             merged = {**value, **self.spec["config"].get(key, {})} if isinstance(value, dict) else value
@@ -142,7 +146,7 @@ def overall_chart(view: VersionView) -> Chart:
         f"Dot chart of each leaderboard row's {x_title.lower()}{whiskers}, sorted by rank and labelled with the "
         "score; rows without a full score are listed with the reason and drawn without a dot, never as zero.",
         data,
-        alt.layer(*layers).to_dict(),
+        alt.layer(*layers),
     )
 
 

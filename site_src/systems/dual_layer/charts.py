@@ -35,7 +35,7 @@ def _rubric_categories(view: VersionView) -> Chart:
         "score (0–100) over the finished tasks' deciding iterations, shaded by score; a category without one says "
         "so.",
         data,
-        grid_chart(view, data, categories, 100).to_dict(),
+        grid_chart(view, data, categories, 100),
     )
 
 
@@ -79,5 +79,5 @@ def _rubric_iterations(view: VersionView) -> Chart:
         f"Mean global score of the tasks graded at each iteration, per entrant (task counts in the data); the "
         f"dashed rule is the pass threshold ({threshold}).",
         rows,
-        chart.to_dict(),
+        chart,
     )

@@ -48,6 +48,6 @@ def charts(view: VersionView) -> list[Chart]:
             "Bar chart of each complete entrant's recomputed accuracy or mean per scorer, with a whisker of one "
             "standard error either side; incomplete logs are left out.",
             rows,
-            chart.to_dict(),
+            chart,
         )
     ]

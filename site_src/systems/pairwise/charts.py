@@ -43,6 +43,6 @@ def charts(view: VersionView) -> list[Chart]:
             "Each complete entrant's win rate against the baseline with a whisker of 1.96 standard errors either "
             "side, sorted from highest; the dashed line at 50 is parity with the baseline.",
             rows,
-            alt.layer(points, whiskers, half).properties(width=420).to_dict(),
+            alt.layer(points, whiskers, half).properties(width=420),
         )
     ]

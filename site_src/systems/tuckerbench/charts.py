@@ -38,7 +38,7 @@ def _tucker_dimensions(view: VersionView) -> Chart:
         "order, with a line spanning the bootstrap interval of complete entrants; incomplete entrants' means (hollow "
         "dots) cover only their fully judged transcripts and have no interval; a dimension without a score says so.",
         data,
-        chart.to_dict(),
+        chart,
     )
 
 
@@ -70,5 +70,5 @@ def _tucker_distribution(view: VersionView) -> Chart:
         "cell gives the number of fully judged transcripts in that band, shaded by count; missing transcripts are "
         "absent, not zero.",
         data,
-        grid_chart(view, data, names, most).to_dict(),
+        grid_chart(view, data, names, most),
     )

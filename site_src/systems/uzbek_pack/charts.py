@@ -38,7 +38,7 @@ def _pack_categories(view: VersionView) -> Chart:
         f"of {per_category}, shaded by passes; a category with ungraded cases is grey and says how many are "
         "ungraded, never counted as failures.",
         data,
-        grid_chart(view, data, list(titles.values()), per_category).to_dict(),
+        grid_chart(view, data, list(titles.values()), per_category),
     )
 
 
@@ -77,5 +77,5 @@ def _pack_outcomes(view: VersionView) -> Chart:
         "Case outcomes per run",
         "Stacked bars of pass, fail, needs-review and ungraded cases for each run directory.",
         rows,
-        chart.to_dict(),
+        chart,
     )
