@@ -101,6 +101,9 @@ class VersionView:
     def rows_for(self, entrant_id: str) -> list[Row]:
         return [r for r in self.rows if r.entrant_id == entrant_id]
 
+    def runs_of(self, entrant_id: str) -> list[Run]:
+        return [r for r in self.runs.values() if any(e.id == entrant_id for e in r.entrants)]
+
     def item_transcripts(self, item_id: str) -> list[Transcript]:
         return self.item_order.get(item_id, [])
 

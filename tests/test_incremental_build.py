@@ -359,7 +359,7 @@ def test_the_url_a_page_is_kept_by_is_the_one_its_route_makes(demo):
             assert not [e for e, v in version_pages(view, keyed) if page_url(e, v) is not None]  # skipped: all
     assert set(page_keys(release, "base")) == keyed
     kinds = {url.split("/")[3] for url in keyed}
-    assert {"t", "data", "items", "transcripts"} <= kinds
+    assert {"t", "data", "items", "transcripts", "entrants"} <= kinds
 
 
 def test_fresh_uses_nothing_an_earlier_build_kept(runs_copy, tmp_path):
@@ -434,3 +434,40 @@ def test_a_run_judged_again_changes_only_an_items_first_page_and_the_pages_showi
     assert "graded responses pass" in first or "mean score" in first
     assert "graded responses pass" not in later and "mean score" not in later
     assert "Counted over all 8 responses on" in later and 'href="../../">the item\'s first page</a>' in later
+
+
+def test_an_entrant_page_is_kept_unless_its_transcripts_or_the_versions_standings_change(runs_copy):
+    """An entrant page lists all of an entrant's transcripts beside its standing among every row: a transcript's
+    text changes its own entrant's page (the diagnostics count its words), a judgment changes every entrant page
+    (it moves a score, so the standings)."""
+    from helpers import load
+
+    from site_src.release import build_release
+    from site_src.site.page_keys import page_keys
+
+    def entrant_keys() -> dict[str, str]:
+        keys = page_keys(build_release(load(runs_copy)), "base")
+        return {url.split("/")[-2]: key for url, key in keys.items() if "/tuckerbench/v1-pilot/entrants/" in url}
+
+    before = entrant_keys()
+    assert sorted(before) == ["alpha", "beta", "delta", "gamma"]
+    edit_json(  # a word more in one of gamma's answers: no flag (empty, truncated) comes or goes
+        runs_copy / TUCKER / "transcripts/gamma/s1-code-review.r2.json",
+        lambda t: t["turns"][-1].update(content=t["turns"][-1]["content"] + " (edited)"),
+    )
+    after_text = entrant_keys()
+    assert [e for e in before if before[e] != after_text[e]] == ["gamma"]
+    EDITS["tuckerbench judgment"](runs_copy)
+    after_judgment = entrant_keys()
+    assert all(after_text[e] != after_judgment[e] for e in before)
+
+
+def test_a_page_key_covers_a_dict_keyed_by_tuples_inside_a_record():
+    """Paired differences are kept by (entrant, entrant): such a dict is keyed as its sorted pairs."""
+    from site_src.scoring.uncertainty import Interval, Separation
+    from site_src.site.page_keys import key_of
+
+    def separation(difference: float) -> Separation:
+        return Separation({"a": (1, 1), "b": (2, 2)}, {("a", "b"): (difference, Interval(0.5, 1.5), True)})
+
+    assert key_of(separation(1.0)) == key_of(separation(1.0)) != key_of(separation(1.25))

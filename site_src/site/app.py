@@ -133,12 +133,11 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
         view = view_or_404(bench, version)
         if entrant_id not in view.entrants:
             abort(404)
-        runs = [r for r in view.runs.values() if any(e.id == entrant_id for e in r.entrants)]
         return page(
             "entrant.html",
             view=view,
             entrant=view.entrants[entrant_id],
-            runs=runs,
+            runs=view.runs_of(entrant_id),
             rows=view.rows_for(entrant_id),
             profile=entrant_profile(view, entrant_id),
             transcripts=view.by_entrant.get(entrant_id, []),

@@ -5,9 +5,10 @@ sorted, numbers exact), together with `base`, the key of the code, templates, op
 edited in one run changes the key of its own page, its download and the item and list pages that show it; the
 other 10,000 pages keep theirs, so a rebuild keeps them instead of rendering (see cache.py).
 
-Keys are given only to the pages that come in thousands: transcript pages and downloads, item pages and the
-transcript list's pages. Pages drawn from the whole version (leaderboard, breakdown, entrants, items, charts,
-downloads) are rendered on every build that reads a changed run.
+Keys are given only to the pages that come in thousands, and to entrant pages, each of which lists all of an
+entrant's transcripts: transcript pages and downloads, item pages, the transcript list's pages and entrant pages.
+The other pages drawn from the whole version (leaderboard, breakdown, items, charts, downloads) are rendered on every
+build that reads a changed run.
 
 The canonical text is written by orjson, several times faster than json at 20,000 keys. orjson writes NaN and
 infinities as null; that cannot keep a key while its page changes, because no input holds them (the JSON reader
@@ -51,7 +52,7 @@ def _plain(value: Any) -> Any:
     if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
     if names is not None:
-        return [kind.__name__, [getattr(value, name) for name in names]]
+        return [kind.__name__, [_pairs(getattr(value, name)) for name in names]]
     if isinstance(value, set | frozenset):
         return sorted(value, key=repr)
     if isinstance(value, Fraction):
@@ -59,6 +60,14 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "tolist"):  # numpy arrays and scalars
         return value.tolist()
     raise TypeError(f"no canonical form for {type(value).__name__} in a page key")
+
+
+def _pairs(value: Any) -> Any:
+    """A dict keyed by tuples (orjson writes only str, int and the like as keys) as its sorted pairs. Only a
+    dataclass field is looked at: a tuple-keyed dict anywhere else makes orjson refuse the key."""
+    if isinstance(value, dict) and any(isinstance(k, tuple) for k in value):
+        return ["pairs", sorted(value.items())]
+    return value
 
 
 _CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -82,7 +91,7 @@ def _record_keys(view: VersionView, run: Any) -> dict[str, str]:
 
 
 def page_keys(release: Release, base: str) -> dict[str, str]:
-    """URL -> key of every transcript page and download, item page and transcript list page."""
+    """URL -> key of every transcript page and download, item page, transcript list page and entrant page."""
     keys: dict[str, str] = {}
     for view in release.views:
         keys.update(_version_keys(view, base))
@@ -113,6 +122,15 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
             url = page_url("item", {"bench": b, "version": v, "item_id": item_id, "number": n})
             shown = analysis.get(item_id) if n == 1 else None  # only the first page shows the item's analysis
             yield url, key_of(shared, n, shown, [records[t.id] for t in cards])
+
+    # an entrant page also shows the entrant's standing among all rows and their statistics: a run judged again
+    # changes every entrant page, a transcript's text only its own entrant's (its diagnostics)
+    standing = key_of(view.scored.leaderboard, view.scored.tables)
+    for entrant_id in view.entrants:
+        theirs = [records[t.id] for t in view.by_entrant.get(entrant_id, [])]
+        their_runs = [runs[run.id] for run in view.runs_of(entrant_id)]
+        key = key_of(frame, entrants, standing, entrant_id, view.diagnostics[entrant_id], their_runs, theirs)
+        yield page_url("entrant", {"bench": b, "version": v, "entrant_id": entrant_id}), key
 
     listed = list(view.transcripts.values())
     _, pages = paginate(listed, 1)

@@ -1,5 +1,5 @@
-"""The URLs of the pages that come in thousands, from one formula: the app's routes make the same (a test checks
-each against url_for), and what is done per page at 10,000 transcripts cannot afford url_for for each."""
+"""The URLs of the pages that have keys (see page_keys.py), from one formula: the app's routes make the same (a test
+checks each against url_for), and what is done per page at 10,000 transcripts cannot afford url_for for each."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ from typing import Any
 
 def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     """The site-absolute URL the app's route makes from (endpoint, values) for a transcript page or download, an
-    item page or a page of the transcript list; None for any other page. Page keys are recorded by these URLs, and
-    a rebuild leaves a page whose key is unchanged out of the pages Frozen-Flask lists (see build.freeze)."""
+    item page, a page of the transcript list or an entrant page; None for any other page. Page keys are recorded by
+    these URLs, and a rebuild leaves a page whose key is unchanged out of the pages Frozen-Flask lists (see
+    build.freeze)."""
     b, v = values["bench"], values["version"]
     if endpoint == "transcript":
         return f"/{b}/{v}/t/{values['tid']}/"
     if endpoint == "transcript_json":
         return f"/{b}/{v}/data/t/{values['tid']}.json"
+    if endpoint == "entrant":
+        return f"/{b}/{v}/entrants/{values['entrant_id']}/"
     if endpoint == "item":
         first = f"/{b}/{v}/items/{values['item_id']}/"
     elif endpoint == "transcripts":
