@@ -32,7 +32,7 @@ from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date, cache_folder
-from .charts import DRAWN, charts_for, draw_all
+from .charts import DRAWN, charts_for, draw_all, draw_soon
 from .publish import clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
 from .urls import page_url
 
@@ -75,7 +75,7 @@ def freeze(
     for name in app.jinja_env.list_templates(filter_func=lambda name: name.endswith(".html")):
         app.jinja_env.get_template(name)
     freezer = Freezer(app, with_no_argument_rules=site_pages, with_static_files=site_pages, log_url_for=False)
-    chosen = [v for v in release.views if versions is None or v.folder in versions]
+    chosen = chosen_views(release, versions)
     prefixes = tuple(f"/{v.folder}/" for v in release.views)
     mine = tuple(f"/{v.folder}/" for v in chosen)
 
@@ -112,6 +112,11 @@ def freeze(
         urls = sorted(u for u in linked - built if in_scope(u))  # linked but not listed: build those too
     progress.close()
     return sorted(built)
+
+
+def chosen_views(release: Release, versions: set[str] | None) -> list[VersionView]:
+    """The versions whose pages a build renders: those named ("bench/version"), or all."""
+    return [v for v in release.views if versions is None or v.folder in versions]
 
 
 def render_urls(
@@ -428,6 +433,10 @@ def _build(
         )
         print(f"{len(refused)} possible secret(s) found; nothing was written. {hint}", file=sys.stderr)
         return 1
+    # the charts are made from the release as scanned (and redacted): the drawer draws them while pages are keyed
+    drawings = cache.drawings() if cache else None
+    DRAWN.update(drawings or {})
+    draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     # this build's new files are written here, beside the output; the output is not touched until all is well
@@ -441,7 +450,6 @@ def _build(
             print(f"error: {problem}; nothing was written", file=sys.stderr)
             shutil.rmtree(tmp, ignore_errors=True)
             return 1
-        drawings = cache.drawings() if cache else None
         leaked: list[Finding] = []  # the backstop: the render workers scan each page they write
         urls = freeze(
             release,

@@ -213,6 +213,7 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
 DRAWN: dict[str, str] = {}
 _RUNTIME = False  # whether vl-convert's runtime runs in this process (a forked child lacks its threads)
 _DRAWER: Any = None  # the process forked by drawer_ahead, until draw_all uses it
+_ASKED: tuple[list[str], Any] | None = None  # drawing keys handed to _DRAWER by draw_soon, and the pending result
 
 
 def drawing_key(chart: Chart) -> str:
@@ -244,7 +245,7 @@ def drawer_ahead() -> Iterator[None]:
     """Fork the process draw_all will draw in now, and start vl-convert's runtime there while this process reads
     and scores on the other core: the start takes half a second, every build that draws paid it before rendering.
     The process is stopped by draw_all, or on leaving if the build ends before it draws."""
-    global _DRAWER
+    global _DRAWER, _ASKED
     if _RUNTIME or _DRAWER is not None:  # drawing here already (the preview server), or started by a caller
         yield
         return
@@ -254,7 +255,21 @@ def drawer_ahead() -> Iterator[None]:
     finally:
         if _DRAWER is not None:
             _DRAWER.terminate()
-            _DRAWER = None
+            _DRAWER, _ASKED = None, None
+
+
+def draw_soon(charts: list[Chart]) -> None:
+    """Hand the charts not drawn yet to the process started by drawer_ahead, if any, so they are drawn while this
+    process scans the release and keys its pages; draw_all collects the drawings."""
+    global _ASKED
+    if _DRAWER is None or _ASKED is not None:
+        return
+    todo = {key: spec for key, spec in _specs(charts).items() if key not in DRAWN}
+    _ASKED = (list(todo), _DRAWER.map_async(_draw, list(todo.values())))
+
+
+def _specs(charts: list[Chart]) -> dict[str, str]:
+    return {drawing_key(c): c.spec_json() for c in charts}
 
 
 def draw_all(charts: list[Chart]) -> dict[str, str]:
@@ -264,10 +279,13 @@ def draw_all(charts: list[Chart]) -> dict[str, str]:
     Unless the runtime already runs here (the preview server draws on demand), the drawing is done in a process
     forked for it (by drawer_ahead, or now), so neither this process nor the workers forked from it carry the
     runtime's memory. That process is stopped before this returns, so no thread of it is left when workers fork."""
-    global _DRAWER
-    specs = {drawing_key(c): c.spec_json() for c in charts}
+    global _DRAWER, _ASKED
+    if _ASKED is not None:  # asked for by draw_soon
+        keys, pending = _ASKED
+        DRAWN.update(zip(keys, pending.get(), strict=True))
+    specs = _specs(charts)
     todo = {key: spec for key, spec in specs.items() if key not in DRAWN}
-    ahead, _DRAWER = _DRAWER, None
+    (ahead, _DRAWER), _ASKED = (_DRAWER, None), None
     if todo and _RUNTIME:
         DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
     elif todo or ahead:
