@@ -468,6 +468,6 @@ def test_a_page_key_covers_a_dict_keyed_by_tuples_inside_a_record():
     from site_src.site.page_keys import key_of
 
     def separation(difference: float) -> Separation:
-        return Separation({"a": (1, 1), "b": (2, 2)}, {("a", "b"): (difference, Interval(0.5, 1.5), True)})
+        return Separation({"a": (1, 1), "b": (2, 2)}, {("a", "b"): (difference, Interval(0.5, 1.5, 0.95), True)})
 
     assert key_of(separation(1.0)) == key_of(separation(1.0)) != key_of(separation(1.25))
