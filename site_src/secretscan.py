@@ -104,12 +104,18 @@ class Finding:
         return masked(f"secret: {where}, field {self.field}: matches rule {self.rule}{why}")
 
 
+# Unicode puts format characters in planes 0, 1 and 14 only (2 and 3 hold ideographs, 4 to 13 are unassigned, 15
+# and 16 are for private use): asking for the category of these 196,608 code points instead of all 1,114,112 takes
+# a tenth of a second less on every build. A test checks the class against every code point.
+FORMAT_PLANES = ((0x00000, 0x20000), (0xE0000, 0xF0000))
+
+
 @cache
 def _ignorable() -> Any:
     """Every default-ignorable code point and every format character (category Cf), as one character class, run
     by RE2: Python's re took 0.2-0.5 ms over each page the backstop scans, RE2 a seventh of that."""
     points = {cp for lo, hi in DEFAULT_IGNORABLE for cp in range(lo, hi + 1)}
-    points |= {cp for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf"}
+    points |= {cp for lo, hi in FORMAT_PLANES for cp in range(lo, hi) if unicodedata.category(chr(cp)) == "Cf"}
     ranges, run = [], None
     for cp in sorted(points):
         if run and cp == run[1] + 1:

@@ -60,3 +60,13 @@ def test_fast_validation_agrees_with_jsonschema_on_the_demo_records_and_their_mu
             checked += 1
     assert rejected > 100, "the mutations should include many invalid records"
     assert checked > rejected
+
+
+def test_every_schema_is_a_valid_json_schema():
+    """Builds do not check the schemas against the meta-schema (it took a tenth of a second each time): this does."""
+    from jsonschema import Draft202012Validator
+
+    names = sorted(p.name.removesuffix(".schema.json") for p in (ROOT / "site_src/schemas").glob("*.schema.json"))
+    assert len(names) > 20
+    for name in names:
+        Draft202012Validator.check_schema(validate.validator(name).schema)

@@ -44,8 +44,8 @@ class Chart:
 
     def __post_init__(self) -> None:
         if not isinstance(self.spec, dict):
-            # not validated here: Altair's check against the Vega-Lite schema took most of the charts' time in every
-            # build; tests/test_site.py checks every chart of every system against that schema
+            # not validated here (nor as it is made, see charts_for): Altair's check against the Vega-Lite schema took
+            # most of the charts' time in every build; tests check every chart of every system against that schema
             self.spec = self.spec.to_dict(validate=False)
         self.spec.setdefault("config", {})
         for key, value in CONFIG.items():
@@ -77,8 +77,9 @@ def charts_for(view: VersionView) -> list[Chart]:
     """The charts of a version: the overall scores sorted by rank, then the system's own (systems/<system>/
     charts.py). A system that draws its own overall chart says so with OWN_OVERALL = True."""
     module = system_part(view.bench.system, "charts")
-    own = module.charts(view)
-    return own if getattr(module, "OWN_OVERALL", False) else [overall_chart(view), *own]
+    with alt.utils.schemapi.debug_mode(False):  # Altair checks each part it is given against the schema otherwise
+        own = module.charts(view)
+        return own if getattr(module, "OWN_OVERALL", False) else [overall_chart(view), *own]
 
 
 def display_score(view: VersionView, value: float | None) -> float | None:
