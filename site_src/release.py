@@ -150,11 +150,10 @@ def _item_order(transcripts: list[Transcript], entrants: dict[str, Entrant]) -> 
     other responses together, run by run. Kept together, one run's responses lie on a few pages, so a run judged
     again changes those pages and the first rather than every page of the item."""
     ordered = sorted(transcripts, key=lambda t: (entrants[t.entrant_id].label, t.entrant_id, t.run_id, t.attempt))
-    first = {}
+    first: dict[str, Transcript] = {}
     for t in ordered:
         first.setdefault(t.entrant_id, t)
-    chosen = set(map(id, first.values()))
-    return list(first.values()) + [t for t in ordered if id(t) not in chosen]
+    return [*first.values(), *(t for t in ordered if first[t.entrant_id] is not t)]
 
 
 def _neighbours(groups: dict[str, dict[str, list[Transcript]]]) -> dict[str, dict[str, tuple[str | None, str | None]]]:

@@ -286,7 +286,7 @@ def draw_all(charts: list[Chart]) -> dict[str, str]:
         DRAWN.update(zip(keys, pending.get(), strict=True))
     specs = _specs(charts)
     todo = {key: spec for key, spec in specs.items() if key not in DRAWN}
-    (ahead, _DRAWER), _ASKED = (_DRAWER, None), None
+    ahead, _DRAWER, _ASKED = _DRAWER, None, None  # this build's drawer, if it has one: stopped below
     if todo and _RUNTIME:
         DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
     elif todo or ahead:

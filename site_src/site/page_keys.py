@@ -2,8 +2,8 @@
 
 A key is a SHA-256 over the data a page's template reads, in a canonical form (dataclasses field by field, sets
 sorted, numbers exact), together with `base`, the key of the code, templates, options and content. A transcript
-edited in one run changes the key of its own page, its download and the item and list pages that show it; the
-other 10,000 pages keep theirs, so a rebuild keeps them instead of rendering (see cache.py).
+edited in one run changes the key of its own page, its download, its entrant's page and the item and list pages
+that show it; the other 10,000 pages keep theirs, so a rebuild keeps them instead of rendering (see cache.py).
 
 Keys are given only to the pages that come in thousands, and to entrant pages, each of which lists all of an
 entrant's transcripts: transcript pages and downloads, item pages, the transcript list's pages and entrant pages.
