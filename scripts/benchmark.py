@@ -45,7 +45,7 @@ from site_src.outdir import files_below  # noqa: E402
 from site_src.problems import Problems  # noqa: E402
 from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
 from site_src.readers.project import load_project  # noqa: E402
-from site_src.release import build_release  # noqa: E402
+from site_src.release import Release, build_release  # noqa: E402
 from site_src.site.app import CSP, FILTERS, create_app, transcript_context  # noqa: E402
 from site_src.site.build import freeze, render_urls, write_manifest  # noqa: E402
 from site_src.site.publish import scan_release  # noqa: E402
@@ -242,7 +242,7 @@ def timed(cmd: list[str]) -> tuple[float, float, dict[str, float]]:
     return seconds, usage.ru_maxrss / 1024, totals
 
 
-def rebuilds(tmp: Path, repeats: int) -> None:
+def rebuilds(tmp: Path, repeats: int) -> bool:
     """Full build, then rebuilds into the same folder: with nothing changed, after one transcript's text was edited
     in one run, and after one run was judged again (every judgment of it moved, so its scores move). Each through
     build.py, as a user runs it, `repeats` times over different runs (the median and the range are printed: a
@@ -296,6 +296,7 @@ def rebuilds(tmp: Path, repeats: int) -> None:
         spent = [{"start-up": seconds - totals.get("total", seconds), **totals} for seconds, _, totals in timings]
         names = [name for name in spent[0] if name != "total"]
         print(f"  {what:<22} " + ", ".join(f"{n} {statistics.median(s[n] for s in spent):.2f}" for n in names))
+    return identical
 
 
 def tree_digest(root: Path) -> str:
@@ -375,35 +376,40 @@ def main() -> None:
         total = sum(t for n, t in figures if n != "synthesise")
         print(f"  whole build / rendering: {total / render:.2f}")
         print(f"  total {total:.1f} s; peak memory {peak_mb():.0f} MB (largest worker {children_peak_mb():.0f} MB)")
-        if not args.no_rebuilds:
-            rebuilds(tmp_path, args.rebuilds)
-        if args.no_comparison:
-            return
-        # Rendering is compared, not the disk: this machine kind's disk varies twofold from minute to minute, so the
-        # pages are written to memory where there is a memory-backed folder.
-        memory = Path("/dev/shm")
-        where = Path(tempfile.mkdtemp(dir=memory)) if memory.is_dir() and os.access(memory, os.W_OK) else tmp_path
-        print(
-            f"transcript pages only, rendering and writing {'to memory' if where != tmp_path else 'to disk'} "
-            "(pages/s, best of 3 rounds, alternating who goes first):"
-        )
-        rates: dict[tuple[str, int], float] = {}
-        order = [("plain Jinja2", plain_jinja2), ("the app", app_rendering)]
-        try:
-            for round_ in range(3):
-                for name, fn in order if round_ % 2 == 0 else order[::-1]:
-                    for jobs in (1, 2):
-                        folder = where / f"{name}-{jobs}-{round_}".replace(" ", "-")
-                        n_pages, seconds = fn(release, folder, jobs)
-                        rates[name, jobs] = max(rates.get((name, jobs), 0), n_pages / seconds)
-                        shutil.rmtree(folder)
-        finally:
-            if where != tmp_path:
-                shutil.rmtree(where, ignore_errors=True)
-        for (name, jobs), rate in rates.items():
-            print(f"  {name:<13} {jobs} process(es): {rate:7.0f}")
-        ratio = rates["the app", 2] / rates["plain Jinja2", 2]
-        print(f"  the app in 2 processes / plain Jinja2 in 2 processes: {ratio:.2f}")
+        identical = args.no_rebuilds or rebuilds(tmp_path, args.rebuilds)
+        if not args.no_comparison:
+            compare_rendering(release, tmp_path)
+    if not identical:
+        raise SystemExit("the rebuilt site differs from a full build of the same inputs")
+
+
+def compare_rendering(release: Release, tmp_path: Path) -> None:
+    """The transcript pages rendered by plain Jinja2 and by the app, in 1 and 2 processes, and the ratio."""
+    # Rendering is compared, not the disk: this machine kind's disk varies twofold from minute to minute, so the
+    # pages are written to memory where there is a memory-backed folder.
+    memory = Path("/dev/shm")
+    where = Path(tempfile.mkdtemp(dir=memory)) if memory.is_dir() and os.access(memory, os.W_OK) else tmp_path
+    print(
+        f"transcript pages only, rendering and writing {'to memory' if where != tmp_path else 'to disk'} "
+        "(pages/s, best of 3 rounds, alternating who goes first):"
+    )
+    rates: dict[tuple[str, int], float] = {}
+    order = [("plain Jinja2", plain_jinja2), ("the app", app_rendering)]
+    try:
+        for round_ in range(3):
+            for name, fn in order if round_ % 2 == 0 else order[::-1]:
+                for jobs in (1, 2):
+                    folder = where / f"{name}-{jobs}-{round_}".replace(" ", "-")
+                    n_pages, seconds = fn(release, folder, jobs)
+                    rates[name, jobs] = max(rates.get((name, jobs), 0), n_pages / seconds)
+                    shutil.rmtree(folder)
+    finally:
+        if where != tmp_path:
+            shutil.rmtree(where, ignore_errors=True)
+    for (name, jobs), rate in rates.items():
+        print(f"  {name:<13} {jobs} process(es): {rate:7.0f}")
+    ratio = rates["the app", 2] / rates["plain Jinja2", 2]
+    print(f"  the app in 2 processes / plain Jinja2 in 2 processes: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,29 @@
+"""scripts/benchmark.py measures the speed and memory targets (docs/scale.md): it must keep running end to end. Run
+here at a tiny size; its figures are not checked (a test is no place for timings), what it reports is."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from helpers import ROOT
+
+
+def test_the_benchmark_runs_end_to_end_and_checks_its_rebuilds_byte_for_byte():
+    tiny = ["--entrants", "2", "--repetitions", "2", "--rebuilds", "1"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/benchmark.py"), *tiny],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = done.stdout
+    assert "2 entrants x 6 scenarios x 2 repetitions = 24 transcripts, 48 judgments" in said
+    for phase in ("read and validate", "score and statistics", "secret scan", "render and freeze", "search index"):
+        assert re.search(rf"^  {phase} +[\d.]+ s   peak memory +\d+ MB$", said, re.M), phase
+    for rebuild in ("nothing changed", "one transcript edited in one run", "one run judged again"):
+        assert re.search(rf"^  rebuild, {rebuild} .* of the full build", said, re.M), rebuild
+    assert "after the changes, byte-identical to a full build: yes" in said
+    assert re.search(r"^  the app in 2 processes / plain Jinja2 in 2 processes: [\d.]+$", said, re.M)
