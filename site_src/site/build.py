@@ -270,7 +270,10 @@ def write_manifest(
         ],
     }
     # orjson: json's indenting writer is pure Python, and the manifest of 10,000 transcripts lists 30,000 files
-    (site / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+    # (11 MB, written as it is: adding the newline to it would copy it)
+    with open(site / MANIFEST, "wb") as f:
+        f.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+        f.write(b"\n")
     return {rel: entry["sha256"] for rel, entry in files.items()}
 
 
