@@ -56,7 +56,7 @@ class Item:
     user_turns: list[str] = field(default_factory=list)  # scripted user turns of a conversation
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     role: str  # "user" or "assistant"
     content: str | None  # exact characters as recorded; None when nothing was returned
@@ -110,7 +110,7 @@ class Iteration:
     grading_file: str | None
 
 
-@dataclass
+@dataclass(slots=True)
 class Transcript:
     id: str  # stable and URL-safe: unique within a benchmark version
     run_id: str
@@ -139,7 +139,7 @@ class Judge:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class Judgment:
     judge_id: str
     target_id: str  # a transcript id, or a calibration response id

@@ -136,7 +136,7 @@ def order_rows(rows: list[Row]) -> list[Row]:
     return sorted(rows, key=lambda r: (not r.complete, -(r.score or 0), r.label))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Summary:
     text: str  # e.g. "pass", "6.4 / 10", "missing: quota exhausted"
     state: str  # pass | fail | review | missing | score | partial (a CSS hook; the text always says it too)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from helpers import RUNS, edit_jsonl, load
 
 from site_src.model import PackGrading
@@ -120,16 +122,14 @@ def test_seed000_grader_needs_review_on_an_exact_case_stays_open(demo):
     d = version.definition
     item = version.item("022")
     t = transcript(version, "demo-model-a-run1", "022")
-    t_copy = type(t)(
-        **{**t.__dict__, "grading": PackGrading("needs_review", "r", {"comparison": "needs_review"}, "key?")}
-    )
+    t_copy = replace(t, grading=PackGrading("needs_review", "r", {"comparison": "needs_review"}, "key?"))
     assert score_case(item, t_copy, d).outcome == "needs_review"
 
 
 def test_seed000_mechanical_cases_are_graded_even_without_a_stored_grading(demo):
     _, version, _ = pack(demo)
     t = transcript(version, "demo-model-a-run2", "022")
-    t_copy = type(t)(**{**t.__dict__, "grading": None})
+    t_copy = replace(t, grading=None)
     assert score_case(version.item("022"), t_copy, version.definition).outcome == "pass"
 
 

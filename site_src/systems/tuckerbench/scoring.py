@@ -25,7 +25,7 @@ def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> 
     return sum(dim.weight * scores[dim.id] for dim in dims) / total
 
 
-@dataclass
+@dataclass(slots=True)
 class TranscriptScore:
     kind: str
     status: str  # the transcript's own status (completed | error | missing | in_progress)
