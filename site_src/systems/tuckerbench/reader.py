@@ -358,11 +358,16 @@ def _read_transcript(
         problems.error(trel, "unknown entrant, scenario or repetition beyond the pilot's count")
         return None
     scenario = scenarios[scenario_id]
+    script = scenario.user_turns
     turns: list[Turn] = []
+    users: list[str] = []  # as recorded, checked against the script below
     status = "completed"
     for i, raw in enumerate(rec["turns"]):
         if raw["role"] == "user":
-            turns.append(Turn("user", raw["content"]))  # checked against the scenario's script below
+            k = len(users)
+            users.append(raw["content"])
+            same = k < len(script) and raw["content"] == script[k]
+            turns.append(Turn("user", script[k] if same else raw["content"]))  # the script's own string, if the same
             continue
         content = raw["content"]
         if raw.get("error") or raw["stop_reason"] == "error":
@@ -386,17 +391,14 @@ def _read_transcript(
                 truncated=state != "error" and raw["stop_reason"] == "length",
             )
         )
-    users = [t.content for t in turns if t.role == "user"]
-    if users != scenario.user_turns[: len(users)]:
+    if users != script[: len(users)]:
         problems.error(trel, f"user turns differ from scenario {scenario_id}'s script")
         return None
-    script = iter(scenario.user_turns)
-    turns = [Turn("user", next(script)) if t.role == "user" else t for t in turns]  # the script's own strings
     roles = [t.role for t in turns]
     if any(a == b for a, b in zip(roles, roles[1:], strict=False)) or (roles and roles[0] != "user"):
         problems.error(trel, "turns must alternate user, assistant, starting with the user", None, "turns")
         return None
-    if status == "completed" and (len(users) < len(scenario.user_turns) or roles[-1] != "assistant"):
+    if status == "completed" and (len(users) < len(script) or roles[-1] != "assistant"):
         status = "in_progress"  # an interrupted conversation: resumed later, missing until then
     return Transcript(
         id=transcript_id(run.id, entrant, scenario_id, rep),
