@@ -78,3 +78,33 @@ def vega_lite_problems(site: Path) -> list[str]:
         for path in specs
         for error in validator.iter_errors(json.loads(path.read_text(encoding="utf-8")))
     ]
+
+
+def indexed_text(html: str) -> list[str]:
+    """What Pagefind indexes of a page: its data-pagefind-* meta tags, and the text inside the data-pagefind-body
+    element that no data-pagefind-ignore element holds."""
+    from html.parser import HTMLParser
+
+    void = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+    found: list[str] = []
+    open_tags: list[tuple[str, bool, bool]] = []  # tag, opens the body, opens an ignored part
+
+    class Indexed(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            names = dict(attrs)
+            if any(name.startswith("data-pagefind-") for name in names) and tag == "meta":
+                found.append(repr(sorted(names.items())))
+            if tag not in void:
+                open_tags.append((tag, "data-pagefind-body" in names, "data-pagefind-ignore" in names))
+
+        def handle_endtag(self, tag: str) -> None:
+            while open_tags and open_tags.pop()[0] != tag:
+                pass
+
+        def handle_data(self, data: str) -> None:
+            in_body = any(body for _, body, _ in open_tags)
+            if in_body and not any(ignored for _, _, ignored in open_tags) and data.strip():
+                found.append(data.strip())
+
+    Indexed(convert_charrefs=True).feed(html)
+    return found

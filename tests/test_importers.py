@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, copy_project, vega_lite_problems
+from helpers import ROOT, copy_project, indexed_text, vega_lite_problems
 
 FIX = ROOT / "tests/fixtures"
 INSPECT_EVAL = FIX / "inspect_ai/log_formats.eval"
@@ -349,3 +349,42 @@ def test_alpaca_eval_definition_with_an_instruction_id_twice_is_refused(project)
     path.write_text(json.dumps(spec), encoding="utf-8")
     done = build(project, "check")
     assert done.returncode == 1 and "instructions[5]" in done.stderr and "given twice" in done.stderr
+
+
+def test_search_indexes_what_a_transcript_says_never_its_grading(project):
+    """A run judged again keeps its search bundle: a bundle's key covers the transcripts as read and their labels,
+    not their judgments (page_keys.search_keys). So in every system, what Pagefind indexes of a transcript page
+    (tests/helpers.indexed_text) must be the same with every judgment of the release and with none."""
+    from site_src.problems import Problems
+    from site_src.readers.project import load_project
+    from site_src.release import build_release
+    from site_src.site.app import create_app
+
+    for args in (("inspect", str(INSPECT_EVAL), "--benchmark", "popularity"), ("alpaca-eval", str(ALPACA))):
+        done = build(project, "import", *args, *(("--benchmark", "alpaca-eval-1") if args[0] == "alpaca-eval" else ()))
+        assert done.returncode == 0, done.stdout + done.stderr
+    loaded = load_project(project / "content", [project / "runs"], Problems())
+
+    def pages() -> dict[str, str]:
+        release = build_release(loaded)
+        client = create_app(release).test_client()
+        return {
+            url: client.get(url).text
+            for view in release.views
+            for tid in list(view.transcripts)[:60]
+            for url in [f"/{view.folder}/t/{tid}/"]
+        }
+
+    judged = pages()
+    judgments = 0
+    for bench in loaded.benchmarks:
+        for version in bench.versions:
+            for run in version.runs:
+                judgments += len(run.judgments)
+                run.judgments, run.derived = [], {}
+    unjudged = pages()
+    assert {b.id for b in loaded.benchmarks} >= {"tuckerbench", "alpaca-eval-1", "popularity", "uzbek-pack"}
+    assert judgments > 800 and judged.keys() == unjudged.keys()
+    shown = {url.split("/")[1] for url in judged if judged[url] != unjudged[url]}
+    assert shown >= {"tuckerbench", "alpaca-eval-1"}  # the judgments were on those pages, and are gone
+    assert all(indexed_text(judged[url]) == indexed_text(unjudged[url]) for url in judged)

@@ -471,3 +471,25 @@ def test_a_page_key_covers_a_dict_keyed_by_tuples_inside_a_record():
         return Separation({"a": (1, 1), "b": (2, 2)}, {("a", "b"): (difference, Interval(0.5, 1.5, 0.95), True)})
 
     assert key_of(separation(1.0)) == key_of(separation(1.0)) != key_of(separation(1.25))
+
+
+def test_a_run_judged_again_keeps_its_search_bundle_and_a_changed_text_is_indexed_again(runs_copy, tmp_path):
+    """Search indexes what transcripts say, never their grading (page_keys.search_keys): a run judged again keeps
+    its bundle as the last build wrote it; a transcript whose words changed has its run indexed again."""
+    out, full = tmp_path / "site", tmp_path / "full"
+    entry = out / "tuckerbench/v1-pilot/search/demo-pilot-run1/pagefind-entry.json"
+    assert build(runs_copy, out) == 0
+
+    def stamp() -> tuple[int, int]:
+        st = entry.stat()
+        return st.st_ino, st.st_mtime_ns
+
+    before = stamp()
+    EDITS["tuckerbench judgment"](runs_copy)
+    assert build(runs_copy, out) == 0
+    assert stamp() == before
+    EDITS["tuckerbench transcript text"](runs_copy)
+    assert build(runs_copy, out) == 0
+    assert stamp() != before
+    assert build(runs_copy, full, "--fresh") == 0
+    assert tree_hash(out) == tree_hash(full)

@@ -479,7 +479,7 @@ def _build(
                 for name, pages in search_index.bundles(release).items()
                 if versions is None or name.rsplit("/", 2)[0] in versions
             }
-            bundle_keys = cache.bundle_keys(todo, keys) if cache else {}
+            bundle_keys = cache.bundle_keys(todo, release) if cache else {}
             for name, files in (cache.reusable_bundles(bundle_keys) if cache else {}).items():
                 del todo[name]
                 kept.update(files)

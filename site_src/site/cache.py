@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import GENERATOR
-from ..outdir import MANIFEST, file_for, files_below, listed_in, url_of
+from ..outdir import MANIFEST, file_for, files_below, listed_in
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -245,6 +245,12 @@ class BuildCache:
 
         return page_keys(release, _hash(self.code, self.options, self.content))
 
+    def search_keys(self, release: Release) -> dict[str, str]:
+        """Transcript page (site path) -> key of what search indexes of it (see page_keys.search_keys)."""
+        from .page_keys import search_keys
+
+        return search_keys(release, _hash(self.code, self.options, self.content))
+
     @cached_property
     def previous_files(self) -> dict[str, Any]:
         """The previous output's manifest entries (pages and bundles are both checked against it)."""
@@ -289,10 +295,10 @@ class BuildCache:
         pages = self.previous.get("pages", {})
         return {url for url, key in keys.items() if pages.get(url) == key and self._check([file_for(url)])}
 
-    @staticmethod
-    def bundle_keys(bundles: dict[str, list[str]], keys: dict[str, str]) -> dict[str, str]:
-        """A search bundle's key: the keys of the pages it indexes."""
-        return {name: _hash([keys.get(url_of(p)) for p in pages]) for name, pages in bundles.items()}
+    def bundle_keys(self, bundles: dict[str, list[str]], release: Release) -> dict[str, str]:
+        """A search bundle's key: the keys of what search indexes of each page it indexes."""
+        keys = self.search_keys(release)
+        return {name: _hash([keys.get(p) for p in pages]) for name, pages in bundles.items()}
 
     def reusable_bundles(self, bundle_keys: dict[str, str]) -> dict[str, list[str]]:
         """Bundle folder -> its files (site paths) in the previous output, for every bundle whose key is unchanged."""

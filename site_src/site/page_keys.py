@@ -31,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from ..outdir import file_for
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, item_analysis, item_entrants, result_states
 from .urls import page_url
@@ -81,13 +82,16 @@ def _run_facts(run: Any) -> dict[str, Any]:
     return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in NOT_RUN_FACTS}
 
 
-def _record_keys(view: VersionView, run: Any) -> dict[str, str]:
-    """Transcript id -> key of the transcript, its recomputed result, its summary and its judgments: each of these
-    is worked out from the run alone (a scorer reads one run's records for a transcript's result)."""
-    return {
-        t.id: key_of(t, view.scored.transcripts.get(t.id), view.summaries[t.id], view.judgments_for(t.id))
-        for t in run.transcripts
-    }
+def _record_keys(view: VersionView, run: Any) -> dict[str, tuple[str, str]]:
+    """Transcript id -> (key of the transcript as read, key of that with its recomputed result, its summary and
+    its judgments): each of these is worked out from the run alone (a scorer reads one run's records for a
+    transcript's result). The first is what search indexes of its page; the second what the page shows of it."""
+    keys = {}
+    for t in run.transcripts:
+        text = key_of(t)
+        shown = key_of(text, view.scored.transcripts.get(t.id), view.summaries[t.id], view.judgments_for(t.id))
+        keys[t.id] = text, shown
+    return keys
 
 
 def page_keys(release: Release, base: str) -> dict[str, str]:
@@ -98,15 +102,36 @@ def page_keys(release: Release, base: str) -> dict[str, str]:
     return keys
 
 
-def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
-    b, v = view.bench.id, view.version.id
-    # what every page of the version shows around its content: navigation, the demo banner, the footer, colours
-    frame = key_of(base, b, v, view.version.demo, view.version.content_hash, bool(view.judge_reports))
+def search_keys(release: Release, base: str) -> dict[str, str]:
+    """Transcript page (path in the site) -> key of what search indexes of it: the transcript as read, its labels
+    and its run, never its grading (the templates mark every grading data-pagefind-ignore), so a run judged again
+    keeps its search bundle."""
+    keys: dict[str, str] = {}
+    for view in release.views:
+        frame, entrants, runs, records = _shared(view, base)
+        for tid, t in view.transcripts.items():
+            url = page_url("transcript", {"bench": view.bench.id, "version": view.version.id, "tid": tid})
+            keys[file_for(url)] = key_of(frame, entrants, tid, records[tid][0], runs[t.run_id])
+    return keys
+
+
+def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dict[str, tuple[str, str]]]:
+    """The keys of what every page of a version shows around its content (navigation, the demo banner, the footer),
+    of its entrants' labels and colours, of each run's own facts, and each transcript's record keys."""
+    version = view.version
+    frame = key_of(base, view.bench.id, version.id, version.demo, version.content_hash, bool(view.judge_reports))
     entrants = key_of(view.entrants, view.colours)
     runs = {run_id: key_of(_run_facts(run)) for run_id, run in view.runs.items()}
-    records: dict[str, str] = {}
+    records: dict[str, tuple[str, str]] = {}
     for run in view.runs.values():  # what a transcript's pages show of it, worked out once per run and base
         records |= run.once("record keys", lambda run=run: _record_keys(view, run), depends_on=base)
+    return frame, entrants, runs, records
+
+
+def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
+    b, v = view.bench.id, view.version.id
+    frame, entrants, runs, both = _shared(view, base)
+    records = {tid: shown for tid, (_, shown) in both.items()}
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid], runs[t.run_id], view.neighbours.get(tid))
         for endpoint in ("transcript", "transcript_json"):
