@@ -254,14 +254,15 @@ def test_an_update_in_place_cut_short_by_a_kill_is_undone_by_the_next_build(runs
 
 # ---- what is worked out from one run alone (Run.once) is kept with it for the next build
 def test_what_is_worked_out_from_one_run_is_kept_for_the_runs_that_did_not_change(runs_copy, tmp_path, monkeypatch):
-    """Judge reports, diagnostics and the keys of a transcript's pages are worked out per run. A rebuild takes
-    them from the last build for every unchanged run, works them out for the changed one only, and still writes
-    what a full build writes."""
+    """Transcript scores, judge reports, diagnostics and the keys of a transcript's pages are worked out per run. A
+    rebuild takes them from the last build for every unchanged run, works them out for the changed one only, and
+    still writes what a full build writes."""
     import shutil
 
     import site_src.scoring.diagnostics as diagnostics
     import site_src.site.page_keys as page_keys
     import site_src.systems.tuckerbench.judges as judges
+    import site_src.systems.tuckerbench.scoring as scoring
 
     second = runs_copy / TUCKER.replace("run1", "run2")  # a second TuckerBench run: its version has two
     shutil.copytree(runs_copy / TUCKER, second)
@@ -270,7 +271,8 @@ def test_what_is_worked_out_from_one_run_is_kept_for_the_runs_that_did_not_chang
     assert build(runs_copy, out) == 0
 
     worked_out: list[str] = []
-    for module, name in ((judges, "run_report"), (diagnostics, "diagnose"), (page_keys, "_record_keys")):
+    parts = (judges, "run_report"), (diagnostics, "diagnose"), (page_keys, "_record_keys"), (scoring, "score_run")
+    for module, name in parts:
         original = getattr(module, name)
 
         def counted(*args, _original=original, _name=name, **kwargs):
@@ -281,7 +283,7 @@ def test_what_is_worked_out_from_one_run_is_kept_for_the_runs_that_did_not_chang
     edit_jsonl(second / "judgments/judge-k.jsonl", 1, lambda r: r["scores"].update(fidelity=1))
     assert build(runs_copy, out) == 0
     entrants = len(json.loads((second / "manifest.json").read_text(encoding="utf-8"))["entrants"])
-    assert sorted(worked_out) == sorted(["run_report", "_record_keys"] + ["diagnose"] * entrants)
+    assert sorted(worked_out) == sorted(["run_report", "_record_keys", "score_run"] + ["diagnose"] * entrants)
     monkeypatch.undo()
     assert build(runs_copy, full, "--fresh") == 0
     assert tree_hash(out) == tree_hash(full)

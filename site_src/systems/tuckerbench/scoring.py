@@ -86,6 +86,18 @@ def score_transcript(
     )
 
 
+def score_run(run: Run, kinds: dict[str, str], d: TuckerDefinition) -> dict[str, TranscriptScore]:
+    """Transcript id -> its score, for each transcript of one run: worked out from that run alone (and the
+    version's definition), so a rebuild takes it from the last build for every run that did not change. Its strings
+    are identifiers and states, which the secret scan never rewrites (a secret in one stops the build)."""
+    judgments = {(j.judge_id, j.target_id): j for j in run.judgments}
+    by_id = {e.id: e for e in run.entrants}
+    return {
+        t.id: score_transcript(t, kinds[t.item_id], run.judges, judgments, by_id[t.entrant_id], d)
+        for t in run.transcripts
+    }
+
+
 def overall(groups: dict[str, float | None], d: TuckerDefinition) -> float | None:
     if any(groups.get(g) is None for g in d.group_weights):
         return None
@@ -165,10 +177,7 @@ def score(version: BenchmarkVersion) -> Scored:
     rows: list[Row] = []
     discrepancies: list[Discrepancy] = []
     for run in version.runs:
-        judgments = {(j.judge_id, j.target_id): j for j in run.judgments}
-        by_id = {e.id: e for e in run.entrants}
-        for t in run.transcripts:
-            results[t.id] = score_transcript(t, kinds[t.item_id], run.judges, judgments, by_id[t.entrant_id], d)
+        results |= run.once("transcript scores", lambda run=run: score_run(run, kinds, d))
         for entrant in run.entrants:
             es = score_entrant(run, entrant, results, d)
             key = f"{run.id}--{entrant.id}"
