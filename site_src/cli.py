@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("build", "merge"):
         with collector_paused(), ExitStack() as build_scope:
             return _read_and_run(args, build_scope)
-    return _read_and_run(args)
+    return _read_and_run(args, ExitStack())
 
 
 @contextmanager
@@ -231,21 +231,26 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _read_and_run(args: argparse.Namespace, build_scope: ExitStack | None = None) -> int:
-    """Read the runs and do the command. A build or merge passes build_scope, which ends with the build."""
+def _read_and_run(args: argparse.Namespace, build_scope: ExitStack) -> int:
+    """Read the runs and do the command. A build or merge passes the scope of the build: what it starts in other
+    processes is stopped when that ends; other commands start none."""
     started = time.perf_counter()
     cache = None
     if args.command in ("build", "merge"):
-        from .outdir import MANIFEST, output_problem, recover
+        from .outdir import MANIFEST, Listing, placement_problem, recover
         from .site.cache import BuildCache, build_date
 
         if recover(Path(args.out)):  # a build was cut short while it updated the site: put the old one back first
             print(f"{args.out}: an update cut short by an earlier build was undone; the site is as before it")
         inputs = [("the content folder", Path(args.content)), *(("a runs folder", r) for r in _roots(args))]
-        refused = output_problem(Path(args.out), MANIFEST, inputs)  # before anything is written beside it
+        refused = placement_problem(Path(args.out), MANIFEST, inputs)  # before anything is written beside it
         if refused:
             print(f"error: {refused}", file=sys.stderr)
             return 1
+        # the output folder, ours, is listed by a process of its own while the runs are read; the files its manifest
+        # does not list are looked for before anything is written in it (below)
+        listing = Listing(Path(args.out))
+        build_scope.callback(listing.close)
 
         options = {  # what a page's bytes depend on besides the inputs (--only and merge change which pages, not how)
             "base_path": args.base_path,
@@ -256,16 +261,24 @@ def _read_and_run(args: argparse.Namespace, build_scope: ExitStack | None = None
         }
         fresh = args.command == "merge" or args.fresh
         scope = "merge" if args.command == "merge" else (f"only {args.only}" if args.only else "all")
-        cache = BuildCache.open(Path(args.out), Path(args.content), _roots(args), options, fresh=fresh, scope=scope)
+        cache = BuildCache.open(
+            Path(args.out), Path(args.content), _roots(args), options, fresh=fresh, scope=scope, listing=listing
+        )
         if args.command == "build" and cache.up_to_date():
             if not args.quiet:
                 print(f"{args.out} is up to date: no input, option or code changed since the last build")
             return 0
-        if build_scope is not None:
-            from .site.charts import drawer_ahead
+        from .site.charts import drawer_ahead
 
-            build_scope.enter_context(drawer_ahead())  # the chart drawer starts while the runs are read
+        build_scope.enter_context(drawer_ahead())  # the chart drawer starts while the runs are read
     project = _load(args, cache)
+    if cache is not None:
+        from .outdir import MANIFEST, unlisted_problem
+
+        refused = unlisted_problem(Path(args.out), MANIFEST, cache.listing.files() if cache.listing else ())
+        if refused:
+            print(f"error: {refused}", file=sys.stderr)
+            return 1
     read_seconds = time.perf_counter() - started
     if args.command == "check":
         failed = _print_problems(project, args.strict)

@@ -14,12 +14,14 @@ at once, and one cut short (the process killed) is undone by the next build (rec
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +76,15 @@ def output_problem(out: Path, manifest_name: str, inputs: list[tuple[str, Path]]
 
     inputs are (what it is, folder) pairs: "the runs folder", "the content folder" and so on.
     """
+    problem = placement_problem(out, manifest_name, inputs)
+    if problem or not out.is_dir():
+        return problem
+    return unlisted_problem(out, manifest_name, files_below(out.resolve()))
+
+
+def placement_problem(out: Path, manifest_name: str, inputs: list[tuple[str, Path]]) -> str | None:
+    """The part of output_problem that needs no listing of out: out is or holds an input, or is a folder that no
+    build of ours wrote (not empty, without our manifest)."""
     shown = str(out)
     real = out.resolve()
     for what, folder in [*inputs, ("the project folder", PROJECT_ROOT)]:
@@ -86,28 +97,91 @@ def output_problem(out: Path, manifest_name: str, inputs: list[tuple[str, Path]]
         return f"output folder {shown} exists and is not a folder; nothing was written"
     if not any(real.iterdir()):
         return None
-    manifest = real / manifest_name
-    listed = _listed_files(manifest)
-    if listed is None:
+    if listed_in(real / manifest_name) is None:
         return (
             f"output folder {shown} is not empty and was not written by a build (no {manifest_name} of "
             f"{GENERATOR.split()[0]}); it would be replaced, so nothing was written. Choose a new or empty folder."
         )
-    present = files_below(real)
-    unlisted = [p for p in present if p != manifest_name and p not in listed]
+    return None
+
+
+def unlisted_problem(out: Path, manifest_name: str, present: Iterable[str]) -> str | None:
+    """The other part: out, a folder of ours, holds files (present: every file below it) that its manifest does
+    not list, which replacing it would delete."""
+    listed = listed_in(out / manifest_name) or {}
+    unlisted = sorted(p for p in present if p != manifest_name and p not in listed)
     if unlisted:
         more = f" and {len(unlisted) - MAX_UNLISTED_SHOWN} more" if len(unlisted) > MAX_UNLISTED_SHOWN else ""
         return (
-            f"output folder {shown} holds file(s) its {manifest_name} does not list, which a rebuild would delete: "
+            f"output folder {out} holds file(s) its {manifest_name} does not list, which a rebuild would delete: "
             f"{', '.join(unlisted[:MAX_UNLISTED_SHOWN])}{more}; move them out first. Nothing was written."
         )
     return None
 
 
-def _listed_files(manifest: Path) -> set[str] | None:
-    """The files a manifest of ours lists, or None when there is no such manifest."""
-    files = listed_in(manifest)
-    return set(files) if files is not None else None
+Stat = tuple[int, int, int, int]  # mode, size, modification time (ns), inode: as lstat gives them
+
+
+def list_files(root: Path) -> dict[str, Stat]:
+    """Every file and symbolic link below root (relative POSIX path) with its lstat, in one walk; {} when root is
+    no folder."""
+    found: dict[str, Stat] = {}
+    todo = [(str(root), "")]
+    while todo:
+        folder, prefix = todo.pop()
+        try:
+            entries = os.scandir(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        with entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    todo.append((entry.path, prefix + entry.name + "/"))
+                else:
+                    st = entry.stat(follow_symlinks=False)
+                    found[prefix + entry.name] = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+    return found
+
+
+class Listing:
+    """list_files(root), worked out by a process of its own from the moment this is made, while this process goes
+    on (a build reads the runs meanwhile): at 30,000 files the walk and its stats take the kernel a few tenths of a
+    second, which the other core can spend. files() waits for it; close() stops the process if still running.
+    A plain forked process and a pipe: no thread is started here, so processes forked later inherit none."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[str, Stat] | None = None
+        self._process: Any = None
+        if not root.is_dir():
+            self._files = {}
+            return
+        context = multiprocessing.get_context("fork")
+        self._receive, send = context.Pipe(duplex=False)
+        self._process = context.Process(target=_send_listing, args=(root, send), daemon=True)
+        self._process.start()
+        send.close()
+
+    def files(self) -> dict[str, Stat]:
+        if self._files is None:
+            try:
+                self._files = self._receive.recv()
+            except EOFError:  # the process failed: list here
+                self._files = list_files(self.root)
+            self.close()
+        return self._files
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            self._process.join()
+            self._receive.close()
+            self._process = None
+
+
+def _send_listing(root: Path, send: Any) -> None:
+    send.send(list_files(root))
+    send.close()
 
 
 _READ: dict[tuple[str, int, int, int], dict[str, Any]] = {}  # the last manifest read, by path and stat

@@ -495,3 +495,24 @@ def test_a_run_judged_again_keeps_its_search_bundle_and_a_changed_text_is_indexe
     assert stamp() != before
     assert build(runs_copy, full, "--fresh") == 0
     assert tree_hash(out) == tree_hash(full)
+
+
+def test_the_output_folder_is_listed_with_its_stats_by_a_process_of_its_own(tmp_path):
+    """A build lists its output folder (every file with its lstat) in another process while it reads the runs;
+    what it hands back is the listing made here, and the process is gone once it has."""
+    import multiprocessing
+
+    from site_src.outdir import Listing, list_files
+
+    (tmp_path / "a/b").mkdir(parents=True)
+    (tmp_path / "a/b/index.html").write_text("page", encoding="utf-8")
+    (tmp_path / "top.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "link").symlink_to("top.json")
+    listing = Listing(tmp_path)
+    assert [p.pid for p in multiprocessing.active_children()] == [listing._process.pid]
+    files = listing.files()
+    assert files == list_files(tmp_path) and sorted(files) == ["a/b/index.html", "link", "top.json"]
+    st = os.lstat(tmp_path / "link")
+    assert files["link"] == (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+    assert multiprocessing.active_children() == []
+    assert Listing(tmp_path / "missing").files() == {}

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import GENERATOR
-from ..outdir import MANIFEST, file_for, files_below, listed_in
+from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -126,6 +126,7 @@ class BuildCache:
     runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
     known: dict[str, str] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
     known_stats: dict[str, list[int]] = field(init=False, default_factory=dict)  # reused, unchanged since recorded
+    listing: Listing | None = None  # the output folder's files and their stats, listed as the build reads
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
     run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
@@ -150,8 +151,10 @@ class BuildCache:
         options: dict[str, Any],
         fresh: bool = False,
         scope: str = "all",
+        listing: Listing | None = None,
     ) -> BuildCache:
-        """The keys of a build into out; with fresh=True, as if no build had been made there before."""
+        """The keys of a build into out; with fresh=True, as if no build had been made there before. listing, when
+        given, lists out (else out is listed when a check needs it)."""
         out = out.resolve()
         previous: dict[str, Any] = {}
         if not fresh:
@@ -165,7 +168,7 @@ class BuildCache:
         inputs = _digests(content_dir, "content", seen)
         for root in run_roots:
             inputs |= _digests(root, root.name or str(root), seen)
-        return cls(out, options, previous, inputs, scope, fresh)
+        return cls(out, options, previous, inputs, scope, fresh, listing)
 
     # ---- runs as read: readers are the slow part of reading, so a run whose files did not change is not read again.
     # Pickle is safe here only because nothing but this build writes the cache folder, which is never published.
@@ -194,8 +197,14 @@ class BuildCache:
             if run.derived.keys() != loaded.keys() or any(run.derived[n] is not loaded[n] for n in loaded):
                 _write_pickle(_derived_file(path), run.derived)
 
+    def _output_files(self) -> dict[str, Stat]:
+        """Every file in out with its lstat, as listed at the start of the build."""
+        if self.listing is None:
+            self.listing = Listing(self.out)
+        return self.listing.files()
+
     def _outputs(self) -> dict[str, list[int]]:
-        return {rel: _stat(self.out / rel) for rel in files_below(self.out)}
+        return {rel: [size, mtime, inode] for rel, (_, size, mtime, inode) in self._output_files().items()}
 
     def up_to_date(self) -> bool:
         """The last build into out had these very inputs, and out holds what it wrote: every file with the size,
@@ -258,19 +267,15 @@ class BuildCache:
 
     def _check(self, rels: list[str]) -> bool:
         """Each file is in the previous output with the bytes its manifest lists; noted in known when so. A file
-        whose size, mtime and inode are those recorded after the last build is unchanged since; any other is read
-        and hashed."""
+        whose size, mtime and inode (as listed when this build started) are those recorded after the last build is
+        unchanged since; any other is read and hashed."""
         sums, stats = {}, {}
-        manifest, recorded = self.previous_files, self.previous.get("outputs", {})
-        root = str(self.out) + os.sep
+        manifest, recorded, present = self.previous_files, self.previous.get("outputs", {}), self._output_files()
         for rel in rels:
-            try:
-                st = os.lstat(root + rel)  # one call: a symbolic link or a folder is no file of ours
-            except OSError:
+            found = present.get(rel)
+            if found is None or rel not in manifest or not S_ISREG(found[0]):  # a link or a folder is no file of ours
                 return False
-            if rel not in manifest or not S_ISREG(st.st_mode):
-                return False
-            listed, stat = manifest[rel].get("sha256"), _identity(st)
+            listed, stat = manifest[rel].get("sha256"), list(found[1:])
             if recorded.get(rel) == stat:
                 sums[rel], stats[rel] = listed, stat
             else:
