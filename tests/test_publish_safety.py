@@ -204,6 +204,18 @@ def test_redact_option_publishes_markers_and_lists_redactions(runs_copy, tmp_pat
     assert all("secret" not in json.dumps(r).lower() or "rule" in r for r in manifest["redactions"])
 
 
+def test_charts_are_made_from_the_release_as_redacted(runs_copy, tmp_path):
+    """Without --redact-secrets the charts are made and drawn while the release is scanned (a finding refuses the
+    build); with it, only once the scan has redacted the release, so no chart shows a redacted value."""
+    token = SAMPLES["slack-token"]
+    edit_json(runs_copy / TUCKER / "manifest.json", lambda m: m["entrants"][0].update(label="Alpha " + token))
+    out = tmp_path / "site"
+    assert build(runs_copy, out, redact_secrets=True) == 0
+    charts = "\n".join(p.read_text(encoding="utf-8") for p in (out / "tuckerbench/v1-pilot/charts").iterdir())
+    assert token not in charts and "Alpha [REDACTED: slack-token]" in charts
+    assert build(runs_copy, tmp_path / "refused") == 1 and not (tmp_path / "refused").exists()
+
+
 def test_scores_are_computed_from_the_text_as_recorded_even_when_redacted(runs_copy, tmp_path):
     plant_secrets(runs_copy)
     assert build(runs_copy, tmp_path / "site", redact_secrets=True) == 0

@@ -422,6 +422,12 @@ def _build(
             print(f"error: {problem}; nothing was written", file=sys.stderr)
             return 1
         versions = set()  # every version's pages come from its shard
+    drawings = cache.drawings() if cache else None
+    DRAWN.update(drawings or {})
+    if not redact_secrets:
+        # the scan then changes nothing in the release (it refuses it or lets it pass as it is): the drawer draws the
+        # charts while the release is scanned and its pages are keyed
+        draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
     findings = scan_release(release, redact=redact_secrets, clean=cache.clean_before(release) if cache else None)
     phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
@@ -436,10 +442,8 @@ def _build(
         )
         print(f"{len(refused)} possible secret(s) found; nothing was written. {hint}", file=sys.stderr)
         return 1
-    # the charts are made from the release as scanned (and redacted): the drawer draws them while pages are keyed
-    drawings = cache.drawings() if cache else None
-    DRAWN.update(drawings or {})
-    draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
+    if redact_secrets:  # the charts are made from the release as redacted: drawn while its pages are keyed
+        draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     # this build's new files are written here, beside the output; the output is not touched until all is well
