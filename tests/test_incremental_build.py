@@ -516,3 +516,28 @@ def test_the_output_folder_is_listed_with_its_stats_by_a_process_of_its_own(tmp_
     assert files["link"] == (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
     assert multiprocessing.active_children() == []
     assert Listing(tmp_path / "missing").files() == {}
+
+
+def test_a_rebuild_takes_each_kept_files_manifest_entry_from_the_last_manifest(runs_copy, tmp_path, monkeypatch):
+    """A kept file's bytes were checked against the last manifest and its key covers the records it shows, so its
+    entry (digest and sources) is the last manifest's: only the files written anew have their sources worked out,
+    and the manifest is still a full build's."""
+    from site_src.site import build as build_module
+
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0
+    files = len(json.loads((out / "publish-manifest.json").read_text(encoding="utf-8"))["files"])
+    looked_up: list[str] = []
+    original = build_module.sources_for
+    monkeypatch.setattr(
+        build_module, "sources_for", lambda release, rel: looked_up.append(rel) or original(release, rel)
+    )
+    EDITS["tuckerbench transcript text"](runs_copy)
+    assert build(runs_copy, out) == 0
+    assert (
+        0 < len(looked_up) < files / 4
+        and "tuckerbench/v1-pilot/t/demo-pilot-run1--beta--s2-meeting-invite--r1/index.html" in looked_up
+    )
+    monkeypatch.undo()
+    assert build(runs_copy, full, "--fresh") == 0
+    assert tree_hash(out) == tree_hash(full)

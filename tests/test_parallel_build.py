@@ -63,8 +63,8 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     runs_copy, tmp_path, monkeypatch
 ):
     """vl-convert's runtime is started in the drawing process while the build reads on the other core; the charts
-    are handed to it once the release is scored, drawn there while it is scanned and pages are keyed, and the process is stopped
-    before pages render, also when the build fails."""
+    are handed to it once the release is scored, drawn there while it is scanned and pages are keyed, and the
+    process is stopped before pages render, also when the build fails."""
     import multiprocessing
     from multiprocessing.pool import Pool
 

@@ -245,14 +245,19 @@ def write_manifest(
     redactions: list[Finding],
     known: dict[str, str] | None = None,
     shard: dict[str, Any] | None = None,
+    kept: dict[str, Any] | None = None,
 ) -> dict[str, str]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
     redaction made. known holds the SHA-256 of files already checked (those kept from the last build); any other
-    is read from site. A shard's manifest also names the versions it holds, each with the key of the inputs it was
-    built from. Returns each file's SHA-256."""
+    is read from site. kept holds the last manifest's entry of each file kept from the last build: its bytes were
+    checked, and its key covers the records it shows, so it names the same sources. A shard's manifest also names
+    the versions it holds, each with the key of the inputs it was built from. Returns each file's SHA-256."""
     files = {}
-    known = known or {}
+    known, kept = known or {}, kept or {}
     for rel in listed:
+        if rel in kept:
+            files[rel] = kept[rel]
+            continue
         sources = sources_for(release, rel)
         files[rel] = {
             "sha256": known.get(rel) or hashlib.sha256((site / rel).read_bytes()).hexdigest(),
@@ -492,7 +497,9 @@ def _build(
         if not leaked:
             shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
             new = files_below(tmp)
-            written = write_manifest(tmp, sorted({*new, *kept}), release, findings, known, shard)
+            previous = cache.previous_files if cache and not shards else {}
+            kept_entries = {rel: previous[rel] for rel in kept if rel in previous}
+            written = write_manifest(tmp, sorted({*new, *kept}), release, findings, known, shard, kept_entries)
             leaked = scan_output(tmp, only=MANIFEST)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
