@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -541,3 +542,46 @@ def test_a_rebuild_takes_each_kept_files_manifest_entry_from_the_last_manifest(r
     monkeypatch.undo()
     assert build(runs_copy, full, "--fresh") == 0
     assert tree_hash(out) == tree_hash(full)
+
+
+def test_an_entrants_transcripts_beyond_a_page_continue_on_later_pages_kept_unless_theirs_change(tmp_path):
+    """An entrant's page lists its first 100 transcripts under its standing, profile and diagnostics; the rest
+    are on later pages, which link to the first. A run judged again changes every entrant's first page (the
+    standings) and all pages of its own entrant, and no other entrant's later pages."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from benchmark import synthesise
+
+    from site_src.release import build_release
+    from site_src.site.app import create_app
+    from site_src.site.page_keys import page_keys
+
+    runs = tmp_path / "runs"
+    assert synthesise(runs, entrants=2, repetitions=20) == 240  # 120 transcripts each: two pages
+
+    def release():  # noqa: ANN202
+        from helpers import load
+
+        return build_release(load(runs, tmp_path / "content"))
+
+    before = release()
+    entrant = "/tuckerbench/v1-pilot/entrants/e000/"
+    with create_app(before).test_client() as client:
+        first, second = (client.get(url).get_data(as_text=True) for url in (entrant, f"{entrant}page/2/"))
+        assert client.get(f"{entrant}page/3/").status_code == 404
+    assert "<h2>Standing</h2>" in first and 'href="page/2/"' in first and "120 transcripts, on 2 pages" in first
+    assert "<h2>Standing</h2>" not in second and 'href="../../">its first page</a>' in second
+    shown = [re.findall(r'href="(?:\.\./)+t/([^/"]+)/"', page) for page in (first, second)]
+    assert [len(s) for s in shown] == [100, 20] and sorted(shown[0] + shown[1]) == sorted(
+        t.id for t in before.view("tuckerbench", "v1-pilot").by_entrant["e000"]
+    )
+
+    keys = page_keys(before, "base")
+    for judgments in (runs / "tuckerbench/synthetic-e000/judgments").glob("*.jsonl"):
+        lines = [json.loads(line) for line in judgments.read_text(encoding="utf-8").splitlines()]
+        for judgment in lines:
+            judgment["scores"] = {d: max(0, v - 1) for d, v in judgment["scores"].items()}
+        judgments.write_text("".join(json.dumps(j) + "\n" for j in lines), encoding="utf-8")
+    after = page_keys(release(), "base")
+    changed = sorted(url for url in keys if "/entrants/" in url and keys[url] != after[url])
+    other = "/tuckerbench/v1-pilot/entrants/e001/"
+    assert changed == sorted([entrant, f"{entrant}page/2/", other])

@@ -128,19 +128,28 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
             "breakdown.html", view=view, board=view.scored.leaderboard, charts=[(c, svg_for(c)) for c in charts(view)]
         )
 
-    @app.route("/<bench>/<version>/entrants/<entrant_id>/")
-    def entrant(bench: str, version: str, entrant_id: str) -> str:
+    @app.route("/<bench>/<version>/entrants/<entrant_id>/", defaults={"number": 1})
+    @app.route("/<bench>/<version>/entrants/<entrant_id>/page/<int:number>/")
+    def entrant(bench: str, version: str, entrant_id: str, number: int) -> str:
         view = view_or_404(bench, version)
         if entrant_id not in view.entrants:
             abort(404)
+        listed = view.by_entrant.get(entrant_id, [])
+        shown, pages = paginate(listed, number)
+        if number > pages:
+            abort(404)
+        first = number == 1  # the standing, profile, runs and diagnostics: on the first page, which the others link to
         return page(
             "entrant.html",
             view=view,
             entrant=view.entrants[entrant_id],
-            runs=view.runs_of(entrant_id),
-            rows=view.rows_for(entrant_id),
-            profile=entrant_profile(view, entrant_id),
-            transcripts=view.by_entrant.get(entrant_id, []),
+            runs=view.runs_of(entrant_id) if first else [],
+            rows=view.rows_for(entrant_id) if first else [],
+            profile=entrant_profile(view, entrant_id) if first else None,
+            transcripts=shown,
+            total=len(listed),
+            number=number,
+            pages=pages,
             diagnostics=view.diagnostics[entrant_id],
         )
 

@@ -225,7 +225,9 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
     for n in range(1, pages_count + 1):
         yield "transcripts", {"bench": b, "version": v, "number": n}
     for entrant_id in view.entrants:
-        yield "entrant", {"bench": b, "version": v, "entrant_id": entrant_id}
+        _, entrant_pages = paginate(view.by_entrant.get(entrant_id, []), 1)
+        for n in range(1, entrant_pages + 1):
+            yield "entrant", {"bench": b, "version": v, "entrant_id": entrant_id, "number": n}
     for item_id, cards in view.by_item.items():
         _, item_pages = paginate(cards, 1, CARDS_PER_PAGE)
         for n in range(1, item_pages + 1):

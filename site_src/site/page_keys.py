@@ -5,8 +5,8 @@ sorted, numbers exact), together with `base`, the key of the code, templates, op
 edited in one run changes the key of its own page, its download, its entrant's page and the item and list pages
 that show it; the other 10,000 pages keep theirs, so a rebuild keeps them instead of rendering (see cache.py).
 
-Keys are given only to the pages that come in thousands, and to entrant pages, each of which lists all of an
-entrant's transcripts: transcript pages and downloads, item pages, the transcript list's pages and entrant pages.
+Keys are given only to the pages that come in thousands, and to entrant pages, which list an entrant's transcripts:
+transcript pages and downloads, item pages, the transcript list's pages and entrant pages.
 The other pages drawn from the whole version (leaderboard, breakdown, items, charts, downloads) are rendered on every
 build that reads a changed run.
 
@@ -148,14 +148,23 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
             shown = analysis.get(item_id) if n == 1 else None  # only the first page shows the item's analysis
             yield url, key_of(shared, n, shown, [records[t.id] for t in cards])
 
-    # an entrant page also shows the entrant's standing among all rows and their statistics: a run judged again
-    # changes every entrant page, a transcript's text only its own entrant's (its diagnostics)
+    # an entrant's first page also shows its standing among all rows and their statistics: a run judged again
+    # changes every entrant's first page, a transcript's text only its own entrant's (its diagnostics); the later
+    # pages list the rest of its transcripts, and change only with those
     standing = key_of(view.scored.leaderboard, view.scored.tables)
     for entrant_id in view.entrants:
-        theirs = [records[t.id] for t in view.by_entrant.get(entrant_id, [])]
-        their_runs = [runs[run.id] for run in view.runs_of(entrant_id)]
-        key = key_of(frame, entrants, standing, entrant_id, view.diagnostics[entrant_id], their_runs, theirs)
-        yield page_url("entrant", {"bench": b, "version": v, "entrant_id": entrant_id}), key
+        listed = view.by_entrant.get(entrant_id, [])
+        _, pages = paginate(listed, 1)
+        shared = key_of(frame, entrants, entrant_id, len(listed), pages)
+        for n in range(1, pages + 1):
+            rows, _ = paginate(listed, n)
+            shown = [records[t.id] for t in rows]
+            if n == 1:
+                their_runs = [runs[run.id] for run in view.runs_of(entrant_id)]
+                key = key_of(shared, n, standing, view.diagnostics[entrant_id], their_runs, shown)
+            else:
+                key = key_of(shared, n, shown)
+            yield page_url("entrant", {"bench": b, "version": v, "entrant_id": entrant_id, "number": n}), key
 
     listed = list(view.transcripts.values())
     _, pages = paginate(listed, 1)

@@ -8,7 +8,7 @@ from typing import Any
 
 def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     """The site-absolute URL the app's route makes from (endpoint, values) for a transcript page or download, an
-    item page, a page of the transcript list or an entrant page; None for any other page. Page keys are recorded by
+    item page, a page of the transcript list or a page of an entrant; None for any other page. Page keys are recorded by
     these URLs, and a rebuild leaves a page whose key is unchanged out of the pages Frozen-Flask lists (see
     build.freeze)."""
     b, v = values["bench"], values["version"]
@@ -17,8 +17,8 @@ def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     if endpoint == "transcript_json":
         return f"/{b}/{v}/data/t/{values['tid']}.json"
     if endpoint == "entrant":
-        return f"/{b}/{v}/entrants/{values['entrant_id']}/"
-    if endpoint == "item":
+        first = f"/{b}/{v}/entrants/{values['entrant_id']}/"
+    elif endpoint == "item":
         first = f"/{b}/{v}/items/{values['item_id']}/"
     elif endpoint == "transcripts":
         first = f"/{b}/{v}/transcripts/"
