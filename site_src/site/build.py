@@ -517,7 +517,6 @@ def _build(
             kept.update(same)
             gone = [rel for rel in cache.previous_files if rel not in kept and rel not in new]
             update_in_place(tmp, out, [*(rel for rel in new if rel not in same), MANIFEST], gone, last=MANIFEST)
-            shutil.rmtree(tmp, ignore_errors=True)
         else:  # most files are new: the kept ones join them, and the whole folder replaces the old
             _link_kept(out, tmp, kept)
             swap_in(tmp, out)
