@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import tree_hash
 
 from site_src.release import build_release
@@ -66,7 +67,6 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     are handed to it once the release is scored, drawn there while it is scanned and pages are keyed, and the
     process is stopped before pages render, also when the build fails."""
     import multiprocessing
-    from multiprocessing.pool import Pool
 
     from helpers import CONTENT, edit_jsonl
 
@@ -87,7 +87,8 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     draw = charts.draw_all
 
     def drawing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        drawn_by.append(charts._DRAWER if charts._ASKED else "not asked for ahead (draw_soon)")
+        ahead = charts._DRAWER
+        drawn_by.append(ahead if ahead and ahead.asked is not None else "not asked for ahead (draw_soon)")
         drawn = draw(*args, **kwargs)
         drawn_by.append(multiprocessing.active_children())  # none left when the render workers fork
         return drawn
@@ -95,7 +96,7 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     monkeypatch.setattr(build, "draw_all", drawing)
     argv = ["--content", str(CONTENT), "--runs", str(runs_copy), "--quiet"]
     assert cli.main([*argv, "--out", str(tmp_path / "site")]) == 0
-    assert len(seen) == 1 and seen[0] and isinstance(drawn_by[0], Pool) and drawn_by[1:] == [[]]
+    assert len(seen) == 1 and seen[0] and isinstance(drawn_by[0], charts.Drawer) and drawn_by[1:] == [[]]
     assert len(charts.DRAWN) >= 3  # the demo's charts, drawn by that process
     assert charts._DRAWER is None and not multiprocessing.active_children()
 
@@ -104,3 +105,16 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     assert cli.main([*argv, "--out", str(tmp_path / "refused")]) == 1
     assert len(seen) == 2 and seen[1] and len(drawn_by) == 2
     assert charts._DRAWER is None and not multiprocessing.active_children()
+
+
+def test_a_chart_the_drawer_cannot_draw_stops_the_build_with_the_reason():
+    """The drawing process reports a failure instead of dying silently; the build raises it."""
+    from site_src.site.charts import Drawer
+
+    drawer = Drawer()
+    try:
+        drawer.ask({"bad": '{"mark": "no such mark", "data": {"values": []}}'})
+        with pytest.raises(RuntimeError, match="drawing the charts failed"):
+            drawer.collect()
+    finally:
+        drawer.stop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -213,8 +214,7 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
 # drawing key -> SVG: drawn in this process, or by an earlier build and kept in its cache (see cache.py)
 DRAWN: dict[str, str] = {}
 _RUNTIME = False  # whether vl-convert's runtime runs in this process (a forked child lacks its threads)
-_DRAWER: Any = None  # the process forked by drawer_ahead, until draw_all uses it
-_ASKED: tuple[list[str], Any] | None = None  # drawing keys handed to _DRAWER by draw_soon, and the pending result
+_DRAWER: Drawer | None = None  # the process started by drawer_ahead, until draw_all uses it
 
 
 def drawing_key(chart: Chart) -> str:
@@ -237,36 +237,76 @@ def _draw(spec_json: str) -> str:
     return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
 
 
-def _start_runtime() -> None:
-    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}})
+class Drawer:
+    """A process forked to draw charts: it starts vl-convert's runtime at once (half a second), then draws each
+    batch of specs it is sent. A plain process and a pipe, so this process starts no thread, and the processes it
+    forks later (render workers, the release scan) inherit none."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("fork")
+        self._conn, theirs = context.Pipe()
+        self._process = context.Process(target=_drawing, args=(theirs,), daemon=True)
+        self._process.start()
+        theirs.close()
+        self.asked: list[str] | None = None  # drawing keys of the batch sent, until collected
+
+    def ask(self, specs: dict[str, str]) -> None:
+        self._conn.send(list(specs.values()))
+        self.asked = list(specs)
+
+    def collect(self) -> dict[str, str]:
+        try:
+            outcome, result = self._conn.recv()
+        except EOFError:
+            outcome, result = "error", "the drawing process ended without an answer"
+        if outcome != "ok":
+            raise RuntimeError(f"drawing the charts failed: {result}")
+        keys, self.asked = self.asked or [], None
+        return dict(zip(keys, result, strict=True))
+
+    def stop(self) -> None:
+        self._process.terminate()
+        self._process.join()
+        self._conn.close()
+
+
+def _drawing(conn: Any) -> None:
+    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}})  # start the runtime
+    while True:
+        try:
+            specs = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(("ok", [_draw(spec) for spec in specs]))
+        except Exception:  # noqa: BLE001 - reported by the build, which stops
+            conn.send(("error", traceback.format_exc(limit=3)))
 
 
 @contextmanager
 def drawer_ahead() -> Iterator[None]:
-    """Fork the process draw_all will draw in now, and start vl-convert's runtime there while this process reads
-    and scores on the other core: the start takes half a second, every build that draws paid it before rendering.
-    The process is stopped by draw_all, or on leaving if the build ends before it draws."""
-    global _DRAWER, _ASKED
+    """Start the process draw_all will draw in now, while this process reads and scores on the other core: the
+    start takes half a second, every build that draws paid it before rendering. The process is stopped by
+    draw_all, or on leaving if the build ends before it draws."""
+    global _DRAWER
     if _RUNTIME or _DRAWER is not None:  # drawing here already (the preview server), or started by a caller
         yield
         return
-    _DRAWER = multiprocessing.get_context("fork").Pool(1, initializer=_start_runtime)
+    _DRAWER = Drawer()
     try:
         yield
     finally:
         if _DRAWER is not None:
-            _DRAWER.terminate()
-            _DRAWER, _ASKED = None, None
+            _DRAWER.stop()
+            _DRAWER = None
 
 
 def draw_soon(charts: list[Chart]) -> None:
     """Hand the charts not drawn yet to the process started by drawer_ahead, if any, so they are drawn while this
-    process scans the release and keys its pages; draw_all collects the drawings."""
-    global _ASKED
-    if _DRAWER is None or _ASKED is not None:
+    process goes on; draw_all collects the drawings."""
+    if _DRAWER is None or _DRAWER.asked is not None:
         return
-    todo = {key: spec for key, spec in _specs(charts).items() if key not in DRAWN}
-    _ASKED = (list(todo), _DRAWER.map_async(_draw, list(todo.values())))
+    _DRAWER.ask({key: spec for key, spec in _specs(charts).items() if key not in DRAWN})
 
 
 def _specs(charts: list[Chart]) -> dict[str, str]:
@@ -279,17 +319,21 @@ def draw_all(charts: list[Chart]) -> dict[str, str]:
 
     Unless the runtime already runs here (the preview server draws on demand), the drawing is done in a process
     forked for it (by drawer_ahead, or now), so neither this process nor the workers forked from it carry the
-    runtime's memory. That process is stopped before this returns, so no thread of it is left when workers fork."""
-    global _DRAWER, _ASKED
-    if _ASKED is not None:  # asked for by draw_soon
-        keys, pending = _ASKED
-        DRAWN.update(zip(keys, pending.get(), strict=True))
-    specs = _specs(charts)
-    todo = {key: spec for key, spec in specs.items() if key not in DRAWN}
-    ahead, _DRAWER, _ASKED = _DRAWER, None, None  # this build's drawer, if it has one: stopped below
-    if todo and _RUNTIME:
-        DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
-    elif todo or ahead:
-        with ahead or multiprocessing.get_context("fork").Pool(1) as pool:  # leaving terminates it
-            DRAWN.update(zip(todo, pool.map(_draw, list(todo.values())), strict=True))
+    runtime's memory. That process is stopped before this returns."""
+    global _DRAWER
+    ahead, _DRAWER = _DRAWER, None  # this build's drawer, if it has one: stopped below
+    try:
+        if ahead is not None and ahead.asked is not None:  # asked for by draw_soon
+            DRAWN.update(ahead.collect())
+        specs = _specs(charts)
+        todo = {key: spec for key, spec in specs.items() if key not in DRAWN}
+        if todo and _RUNTIME:
+            DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
+        elif todo:
+            drawer = ahead = ahead or Drawer()
+            drawer.ask(todo)
+            DRAWN.update(drawer.collect())
+    finally:
+        if ahead is not None:
+            ahead.stop()
     return {key: DRAWN[key] for key in specs}
