@@ -237,7 +237,7 @@ def _read_and_run(args: argparse.Namespace, build_scope: ExitStack) -> int:
     started = time.perf_counter()
     cache = None
     if args.command in ("build", "merge"):
-        from .outdir import MANIFEST, Listing, placement_problem, recover
+        from .outdir import MANIFEST, Listing, placement_problem, recover, unlisted_problem
         from .site.cache import BuildCache, build_date
 
         if recover(Path(args.out)):  # a build was cut short while it updated the site: put the old one back first
@@ -273,9 +273,7 @@ def _read_and_run(args: argparse.Namespace, build_scope: ExitStack) -> int:
         build_scope.enter_context(drawer_ahead())  # the chart drawer starts while the runs are read
     project = _load(args, cache)
     if cache is not None:
-        from .outdir import MANIFEST, unlisted_problem
-
-        refused = unlisted_problem(Path(args.out), MANIFEST, cache.listing.files() if cache.listing else ())
+        refused = unlisted_problem(Path(args.out), MANIFEST, cache.output_files())
         if refused:
             print(f"error: {refused}", file=sys.stderr)
             return 1

@@ -197,14 +197,14 @@ class BuildCache:
             if run.derived.keys() != loaded.keys() or any(run.derived[n] is not loaded[n] for n in loaded):
                 _write_pickle(_derived_file(path), run.derived)
 
-    def _output_files(self) -> dict[str, Stat]:
+    def output_files(self) -> dict[str, Stat]:
         """Every file in out with its lstat, as listed at the start of the build."""
         if self.listing is None:
             self.listing = Listing(self.out)
         return self.listing.files()
 
     def _outputs(self) -> dict[str, list[int]]:
-        return {rel: [size, mtime, inode] for rel, (_, size, mtime, inode) in self._output_files().items()}
+        return {rel: [size, mtime, inode] for rel, (_, size, mtime, inode) in self.output_files().items()}
 
     def up_to_date(self) -> bool:
         """The last build into out had these very inputs, and out holds what it wrote: every file with the size,
@@ -270,7 +270,7 @@ class BuildCache:
         whose size, mtime and inode (as listed when this build started) are those recorded after the last build is
         unchanged since; any other is read and hashed."""
         sums, stats = {}, {}
-        manifest, recorded, present = self.previous_files, self.previous.get("outputs", {}), self._output_files()
+        manifest, recorded, present = self.previous_files, self.previous.get("outputs", {}), self.output_files()
         for rel in rels:
             found = present.get(rel)
             if found is None or rel not in manifest or not S_ISREG(found[0]):  # a link or a folder is no file of ours
