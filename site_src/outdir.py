@@ -225,8 +225,10 @@ def update_in_place(stage: Path, out: Path, files: list[str], remove: list[str],
     (the files not moved, its folders; it lies beside out) is deleted with the old versions, in the background.
 
     Each old version is first hard-linked (or, when removed, moved) into the undo folder, and the journal lists every
-    change before the first is made. Each move replaces one file at once (rename), so a reader sees every file
-    either old or new; if anything fails, recover() puts the old versions back before the error is raised."""
+    change before the first is made. The undo folder is flat: the old version of the n-th file the journal lists as
+    replaced or removed is the file named n, so keeping them makes no folders (there were hundreds). Each move
+    replaces one file at once (rename), so a reader sees every file either old or new; if anything fails, recover()
+    puts the old versions back before the error is raised."""
     out = out.resolve()
     undo = undo_folder(out)
     undo.mkdir()  # the command line has recovered (and so removed) any earlier one
@@ -240,10 +242,10 @@ def update_in_place(stage: Path, out: Path, files: list[str], remove: list[str],
         os.fsync(f.fileno())
     journal.rename(undo / JOURNAL)
     try:
-        for rel in replaced:
-            _place(out / rel, undo / rel, os.link)
-        for rel in remove:
-            _place(out / rel, undo / rel, os.rename)
+        for n, rel in enumerate(replaced):
+            os.link(out / rel, undo / str(n))
+        for n, rel in enumerate(remove, len(replaced)):
+            os.rename(out / rel, undo / str(n))
         for rel in sorted(files, key=lambda rel: rel == last):
             _place(stage / rel, out / rel, os.replace)
         _prune(out, remove)
@@ -270,9 +272,9 @@ def recover(out: Path) -> bool:
         return False
     for rel in plan["added"]:
         (out / rel).unlink(missing_ok=True)
-    for rel in [*plan["replaced"], *plan["removed"]]:
-        if os.path.lexists(undo / rel):  # else it was never touched: out still holds the old version
-            _place(undo / rel, out / rel, os.replace)
+    for n, rel in enumerate([*plan["replaced"], *plan["removed"]]):
+        if os.path.lexists(undo / str(n)):  # else it was never touched: out still holds the old version
+            _place(undo / str(n), out / rel, os.replace)
     _prune(out, plan["added"])
     (undo / JOURNAL).unlink()
     shutil.rmtree(undo, ignore_errors=True)

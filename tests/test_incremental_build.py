@@ -241,6 +241,7 @@ def test_an_update_in_place_cut_short_by_a_kill_is_undone_by_the_next_build(runs
                 build(runs_copy, out)
         assert tree_hash(out) != before, then  # half written
         assert (tmp_path / ".site.undo/journal.json").is_file()
+        assert not [p for p in (tmp_path / ".site.undo").iterdir() if p.is_dir()]  # old versions kept flat
         if then == "recover":
             assert outdir.recover(out)
             assert tree_hash(out) == before
