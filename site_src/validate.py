@@ -11,27 +11,38 @@ import json
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-from jsonschema import Draft202012Validator
 
 from .problems import Problems
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+
+@cache
+def schema_of(name: str) -> dict[str, Any]:
+    """One of our schemas. Each is checked against the JSON Schema meta-schema by a test, not here: the check took
+    a tenth of a second of every build."""
+    text = resources.files("site_src").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
 
 
 @cache
 def validator(name: str) -> Draft202012Validator:
-    """The validator of one of our schemas. Each schema is checked against the JSON Schema meta-schema by a test,
-    not here: the check took a tenth of a second of every build."""
-    text = resources.files("site_src").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8")
-    return Draft202012Validator(json.loads(text))
+    """jsonschema's validator of one of our schemas. It is imported on first use, when a record fails the fast
+    check: a build of valid runs never needs it, and its import took 60 ms of every build."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema_of(name))
 
 
 @cache
 def _fast(name: str) -> Callable[[Any], Any]:
     """The same schema compiled to Python code: about 20x faster on the (usual) valid record. Formats are not
     checked, as jsonschema does not check them either."""
-    return fastjsonschema.compile(validator(name).schema, use_formats=False)
+    return fastjsonschema.compile(schema_of(name), use_formats=False)
 
 
 def _valid_fast(value: Any, schema: str) -> bool:
@@ -85,7 +96,7 @@ def _message(err: Any) -> str:
 
 def prune(value: Any, schema: str) -> Any:
     """A copy of value keeping only the fields its schema defines, wherever the schema closes an object."""
-    root = validator(schema).schema
+    root = schema_of(schema)
     return _prune(value, root, root)
 
 
