@@ -186,6 +186,10 @@ class BuildCache:
             self.derived_from[path] = (found[0], dict(found[0].derived))
         return found
 
+    def has(self, rel: str) -> bool:
+        """Whether load(rel) will find the run (the read ahead reads the others in other processes meanwhile)."""
+        return not self.fresh and self._run_file(rel).is_file()
+
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         path = self._run_file(rel)
         _write_pickle(path, (run, key, warnings))  # as read: before any scoring, scanning or redaction

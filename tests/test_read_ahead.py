@@ -1,0 +1,82 @@
+"""Reading run directories ahead in worker processes (readers/project.py, _ReadAhead): a build reads the runs its
+cache does not hold in other processes while it loads the others from the cache. What it reads must be what one
+process reading every run in order reads: the same runs, the same ignored files and the same problems, in order."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import CONTENT, edit_json, edit_jsonl, load
+
+import site_src.readers.project as project_module
+from site_src.problems import Problems
+from site_src.readers.project import Project, load_project
+from site_src.site.cache import BuildCache
+
+
+def _break_runs(runs: Path) -> None:
+    """Problems in several runs of different systems, and two run directories with one run_id."""
+    edit_jsonl(runs / "uzbek-pack/demo-model-a-run1/responses.jsonl", 2, lambda r: r.update(case_id=7))
+    edit_jsonl(runs / "uzbek-pack/demo-model-b-run1/responses.jsonl", 1, lambda r: r.update(billing="x"))
+    transcript = next((runs / "tuckerbench/demo-pilot-run1/transcripts").rglob("*.json"))
+    transcript.write_text("{not json", encoding="utf-8")
+    shutil.copytree(runs / "uzbek-pack/demo-model-a-run2", runs / "uzbek-pack/demo-model-a-run2-copy")
+    edit_json(runs / "halees-dual-layer/demo-system-y/run.json", lambda m: m.update(notes_extra=True))
+
+
+def _what_was_read(project: Project) -> tuple[list[str], list[tuple[str, str, list[str]]], list[tuple[str, str]]]:
+    runs = [(f"{b.id}/{v.id}", r.id, [t.id for t in r.transcripts]) for b in project.benchmarks for v in b.versions
+            for r in v.runs]  # fmt: skip
+    return [str(p) for p in project.problems.items], runs, project.ignored
+
+
+def _readers_pids(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
+    """Each run directory read appends the reading process's id to log (the forked workers inherit the patch)."""
+    real = project_module._read_dir
+
+    def logged(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        with log.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(project_module, "_read_dir", logged)
+
+
+def _cache(out: Path, runs: Path, fresh: bool) -> BuildCache:
+    return BuildCache.open(out, CONTENT, [runs], {"base_path": "/"}, fresh=fresh)
+
+
+def test_runs_read_ahead_in_workers_give_the_same_runs_and_problems_in_the_same_order(runs_copy, tmp_path, monkeypatch):
+    _break_runs(runs_copy)
+    alone = _what_was_read(load(runs_copy))  # no run cache: one process reads every run, in order
+    assert any("case_id" in p for p in alone[0]) and any("run_id" in p for p in alone[0])
+
+    log = tmp_path / "pids.txt"
+    _readers_pids(monkeypatch, log)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # two workers, whatever this machine has
+    cache = _cache(tmp_path / "site", runs_copy, fresh=True)  # holds nothing: every run is read ahead
+    ahead = load_project(CONTENT, [runs_copy], Problems(), cache)
+    assert _what_was_read(ahead) == alone
+    pids = set(log.read_text().split())
+    assert str(os.getpid()) not in pids and len(pids) == 2
+
+
+def test_a_rebuild_reads_the_changed_run_ahead_and_takes_the_others_from_the_cache(runs_copy, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    cache = _cache(out, runs_copy, fresh=False)
+    load_project(CONTENT, [runs_copy], Problems(), cache)  # stores every run it read
+    _break_runs(runs_copy)
+    alone = _what_was_read(load(runs_copy))
+
+    log = tmp_path / "pids.txt"
+    _readers_pids(monkeypatch, log)
+    again = load_project(CONTENT, [runs_copy], Problems(), _cache(out, runs_copy, fresh=False))
+    assert _what_was_read(again) == alone
+    pids = log.read_text().split()
+    # the unchanged runs come from the cache here; the changed ones (and the copy) are read in a worker
+    main = str(os.getpid())
+    assert pids.count(main) == 2  # uzbek-pack demo-model-a-run2 and halees-dual-layer demo-system-x
+    assert len(pids) - 2 == 5 and set(pids) - {main}  # the four runs edited, and the copy
