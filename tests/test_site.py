@@ -401,3 +401,49 @@ def test_every_chart_spec_is_valid_vega_lite(built_site):
         "halees-dual-layer",
         "tuckerbench",
     }
+
+
+_DRAW_IN_A_NEW_PROCESS = """
+import json, sys
+from site_src.site import charts
+spec = {"data": {"values": [{"a": "Wide label WWWWMMMM", "b": 3}, {"a": "x", "b": 5}]}, "mark": "bar",
+        "encoding": {"y": {"field": "a", "type": "nominal"}, "x": {"field": "b", "type": "quantitative"}},
+        "config": {"font": sys.argv[2]}}
+if sys.argv[1] == "ours":
+    print(charts._draw(json.dumps(spec)))
+else:  # vl-convert as it is, with the system's fonts
+    print(charts.vl_convert.vegalite_to_svg(spec))
+"""
+
+
+def _drawn(how: str, font: str) -> str:
+    """A chart with text drawn in a new process (vl-convert makes its font database once per process), with the
+    font family's name taken out, so that only the layout is compared."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-c", _DRAW_IN_A_NEW_PROCESS, how, font],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return done.stdout.replace(font, "FONT")
+
+
+def test_charts_are_laid_out_with_the_drawing_librarys_own_fonts_whatever_the_system_has():
+    """vl-convert measures each chart text to lay the chart out. Drawn by the build, a chart that asks for a font the
+    system has (DejaVu Sans, wider than Liberation Sans) is not laid out with it, and the charts' own font family
+    is laid out with the Liberation Sans vl-convert bundles: the drawings do not depend on the machine's fonts (and
+    no system font file is opened for each text measured)."""
+    from site_src.site.charts import CONFIG
+
+    system = _drawn("vl-convert", "DejaVu Sans")
+    if system == _drawn("vl-convert", "Liberation Sans"):
+        pytest.skip("this machine has no DejaVu Sans for vl-convert to find")
+    assert _drawn("ours", "DejaVu Sans") != system  # the system's DejaVu Sans was not used
+    assert _drawn("ours", CONFIG["font"]) == _drawn("ours", "Liberation Sans")  # the charts' font: the bundled one

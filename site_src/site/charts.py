@@ -8,10 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import os
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -218,8 +220,8 @@ _DRAWER: Drawer | None = None  # the process started by drawer_ahead, until draw
 
 
 def drawing_key(chart: Chart) -> str:
-    """What a drawing is made from: the spec and the drawing library's version."""
-    return hashlib.sha256(f"{vl_convert.__version__}\n{chart.spec_json()}".encode()).hexdigest()
+    """What a drawing is made from: the spec, the drawing library's version and its fonts (own_fonts_only)."""
+    return hashlib.sha256(f"{vl_convert.__version__} own fonts\n{chart.spec_json()}".encode()).hexdigest()
 
 
 def svg_for(chart: Chart) -> str:
@@ -234,7 +236,29 @@ def svg_for(chart: Chart) -> str:
 def _draw(spec_json: str) -> str:
     global _RUNTIME
     _RUNTIME = True
-    return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
+    with own_fonts_only():
+        return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
+
+
+OWN_FONTS_ONLY = Path(__file__).with_name("own-fonts-only.conf")
+
+
+@contextmanager
+def own_fonts_only() -> Iterator[None]:
+    """vl-convert measures chart text (to lay a chart out) with the fonts it bundles and the system's. Its font
+    database is made at its first use in a process, from the fontconfig configuration FONTCONFIG_FILE names; ours
+    names no font folder that exists, so the bundled Liberation Sans is all it has. The drawings are then the same
+    on every machine, whatever fonts it has, and vl-convert no longer opens a system font file for each text it
+    measures (10,000 times for the three TuckerBench charts at 20 entrants: half of their drawing time)."""
+    before = os.environ.get("FONTCONFIG_FILE")
+    os.environ["FONTCONFIG_FILE"] = str(OWN_FONTS_ONLY)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["FONTCONFIG_FILE"]
+        else:
+            os.environ["FONTCONFIG_FILE"] = before
 
 
 class Drawer:
@@ -271,7 +295,8 @@ class Drawer:
 
 
 def _drawing(conn: Any) -> None:
-    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}})  # start the runtime
+    with own_fonts_only():
+        vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}})  # start the runtime
     while True:
         try:
             specs = conn.recv()
