@@ -447,3 +447,20 @@ def test_charts_are_laid_out_with_the_drawing_librarys_own_fonts_whatever_the_sy
         pytest.skip("this machine has no DejaVu Sans for vl-convert to find")
     assert _drawn("ours", "DejaVu Sans") != system  # the system's DejaVu Sans was not used
     assert _drawn("ours", CONFIG["font"]) == _drawn("ours", "Liberation Sans")  # the charts' font: the bundled one
+
+
+def test_the_font_setting_for_vl_convert_is_undone_after_drawing(monkeypatch):
+    """Programs the build starts later (Pagefind, a browser in the tests) must find the system's fonts as before."""
+    import os
+
+    from site_src.site.charts import OWN_FONTS_ONLY, own_fonts_only
+
+    for before in (None, "/etc/fonts/fonts.conf"):
+        if before is None:
+            monkeypatch.delenv("FONTCONFIG_FILE", raising=False)
+        else:
+            monkeypatch.setenv("FONTCONFIG_FILE", before)
+        with pytest.raises(RuntimeError), own_fonts_only():
+            assert os.environ["FONTCONFIG_FILE"] == str(OWN_FONTS_ONLY) and OWN_FONTS_ONLY.is_file()
+            raise RuntimeError("a drawing failed")
+        assert os.environ.get("FONTCONFIG_FILE") == before

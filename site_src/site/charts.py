@@ -9,6 +9,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -241,24 +242,27 @@ def _draw(spec_json: str) -> str:
 
 
 OWN_FONTS_ONLY = Path(__file__).with_name("own-fonts-only.conf")
+_ENVIRONMENT = threading.Lock()  # the preview server draws in its request threads
 
 
 @contextmanager
 def own_fonts_only() -> Iterator[None]:
     """vl-convert measures chart text (to lay a chart out) with the fonts it bundles and the system's. Its font
     database is made at its first use in a process, from the fontconfig configuration FONTCONFIG_FILE names; ours
-    names no font folder that exists, so the bundled Liberation Sans is all it has. The drawings are then the same
-    on every machine, whatever fonts it has, and vl-convert no longer opens a system font file for each text it
-    measures (10,000 times for the three TuckerBench charts at 20 entrants: half of their drawing time)."""
-    before = os.environ.get("FONTCONFIG_FILE")
-    os.environ["FONTCONFIG_FILE"] = str(OWN_FONTS_ONLY)
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["FONTCONFIG_FILE"]
-        else:
-            os.environ["FONTCONFIG_FILE"] = before
+    names no font folder that exists, so it has only the fonts it bundles (Liberation Sans). The drawings are then
+    the same on every machine, whatever fonts it has, and vl-convert no longer opens a system font file for each
+    text it measures (10,000 times for the three TuckerBench charts at 20 entrants: half of their drawing time).
+    The variable is set while vl-convert draws only: a program this process starts later finds its own fonts."""
+    with _ENVIRONMENT:
+        before = os.environ.get("FONTCONFIG_FILE")
+        os.environ["FONTCONFIG_FILE"] = str(OWN_FONTS_ONLY)
+        try:
+            yield
+        finally:
+            if before is None:
+                del os.environ["FONTCONFIG_FILE"]
+            else:
+                os.environ["FONTCONFIG_FILE"] = before
 
 
 class Drawer:
