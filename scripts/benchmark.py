@@ -223,9 +223,11 @@ def by_size(entrants: int, sizes: list[int]) -> None:
         print(f"{6 * entrants * repetitions:>11} {float(total):>13.1f} {float(render):>9.1f} {rate:>8} {peak:>8}")
 
 
-def timed(cmd: list[str]) -> tuple[float, float, dict[str, float]]:
-    """Wall seconds and peak resident MB of one command (its own process; its workers are its children), and the
-    seconds of each phase the build printed in its totals (none with --quiet)."""
+def timed(cmd: list[str]) -> tuple[float, float, dict[str, float], float]:
+    """Wall seconds and peak resident MB of one command (its own process; its workers are its children), the
+    seconds of each phase the build printed in its totals (none with --quiet), and the CPU seconds (user and
+    system) of the command and every process it waited for (its workers, chart drawer and folder listing; not the
+    deletion of an old folder it leaves running in the background)."""
     # Python's default of caching compiled bytecode, whatever this shell says: a user's build does not compile the
     # project's modules again on every run
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -239,7 +241,7 @@ def timed(cmd: list[str]) -> tuple[float, float, dict[str, float]]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
-    return seconds, usage.ru_maxrss / 1024, totals
+    return seconds, usage.ru_maxrss / 1024, totals, usage.ru_utime + usage.ru_stime
 
 
 def rebuilds(tmp: Path, repeats: int) -> bool:
@@ -251,8 +253,8 @@ def rebuilds(tmp: Path, repeats: int) -> bool:
     rebuild is given as a share of the mean of the two full builds."""
     cmd = [sys.executable, str(ROOT / "build.py"), "--content", str(tmp / "content"), "--runs", str(tmp / "runs")]
     site = ["--out", str(tmp / "cli-site")]
-    full, full_mb, _ = timed([*cmd, *site, "--quiet", "--fresh"])
-    same, _, _ = timed([*cmd, *site, "--quiet"])
+    full, full_mb, _, full_cpu = timed([*cmd, *site, "--quiet", "--fresh"])
+    same, *_ = timed([*cmd, *site, "--quiet"])
     runs = sorted((tmp / "runs/tuckerbench").iterdir())
     edited, rejudged = [], []
     for i in range(repeats):
@@ -269,13 +271,13 @@ def rebuilds(tmp: Path, repeats: int) -> bool:
                 lines.append(json.dumps(judgment))
             judgments.write_text("\n".join(lines) + "\n", encoding="utf-8")
         rejudged.append(timed([*cmd, *site]))
-    again, _, _ = timed([*cmd, "--out", str(tmp / "cli-fresh"), "--quiet", "--fresh"])
+    again, *_ = timed([*cmd, "--out", str(tmp / "cli-fresh"), "--quiet", "--fresh"])
     identical = tree_digest(tmp / "cli-site") == tree_digest(tmp / "cli-fresh")
     first, full = full, (full + again) / 2  # a full build before the rebuilds and one after: their mean
     print("build.py, whole build (read, score, scan, render, charts, search index, manifest):")
     print(
         f"  {'full build (mean of the first and the last)':<48} {full:8.2f} s   ({first:.2f} s and {again:.2f} s); "
-        f"peak memory {full_mb:5.0f} MB (main process)"
+        f"peak memory {full_mb:5.0f} MB (main process); CPU {full_cpu:.1f} s (the first)"
     )
     print(f"  {'rebuild, nothing changed':<48} {same:8.2f} s   {same / full:6.1%} of the full build")
     for what, timings in (
@@ -287,13 +289,17 @@ def rebuilds(tmp: Path, repeats: int) -> bool:
         spread = (
             f" (range {seconds[0] / full:.1%}-{seconds[-1] / full:.1%}, {len(seconds)} rebuilds)" if repeats > 1 else ""
         )
-        print(f"  {'rebuild, ' + what:<48} {median:8.2f} s   {median / full:6.1%} of the full build{spread}")
+        cpu = statistics.median(t[3] for t in timings)
+        print(
+            f"  {'rebuild, ' + what:<48} {median:8.2f} s   {median / full:6.1%} of the full build{spread}; "
+            f"CPU {cpu:.1f} s"
+        )
     print(f"  after the changes, byte-identical to a full build: {'yes' if identical else 'NO'}")
     print(
         "where a rebuild's time goes (s, median of each; start-up is Python and the imports, before the first phase):"
     )
     for what, timings in (("one transcript edited", edited), ("one run judged again", rejudged)):
-        spent = [{"start-up": seconds - totals.get("total", seconds), **totals} for seconds, _, totals in timings]
+        spent = [{"start-up": seconds - totals.get("total", seconds), **totals} for seconds, _, totals, _ in timings]
         names = [name for name in spent[0] if name != "total"]
         print(f"  {what:<22} " + ", ".join(f"{n} {statistics.median(s[n] for s in spent):.2f}" for n in names))
     return identical

@@ -25,5 +25,9 @@ def test_the_benchmark_runs_end_to_end_and_checks_its_rebuilds_byte_for_byte():
         assert re.search(rf"^  {phase} +[\d.]+ s   peak memory +\d+ MB$", said, re.M), phase
     for rebuild in ("nothing changed", "one transcript edited in one run", "one run judged again"):
         assert re.search(rf"^  rebuild, {rebuild} .* of the full build", said, re.M), rebuild
+    for rebuild in ("one transcript edited in one run", "one run judged again"):  # CPU, the bound on two cores
+        cpu = re.search(rf"^  rebuild, {rebuild} .* of the full build.*; CPU ([\d.]+) s$", said, re.M)
+        assert cpu and float(cpu.group(1)) > 0, rebuild
+    assert re.search(r"^  full build .*; CPU [\d.]+ s \(the first\)$", said, re.M)
     assert "after the changes, byte-identical to a full build: yes" in said
     assert re.search(r"^  the app in 2 processes / plain Jinja2 in 2 processes: [\d.]+$", said, re.M)
