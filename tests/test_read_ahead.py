@@ -12,6 +12,7 @@ import pytest
 from helpers import CONTENT, edit_json, edit_jsonl, load
 
 import site_src.readers.project as project_module
+from site_src.cli import main
 from site_src.problems import Problems
 from site_src.readers.project import Project, load_project
 from site_src.site.cache import BuildCache
@@ -80,3 +81,57 @@ def test_a_rebuild_reads_the_changed_run_ahead_and_takes_the_others_from_the_cac
     main = str(os.getpid())
     assert pids.count(main) == 2  # uzbek-pack demo-model-a-run2 and halees-dual-layer demo-system-x
     assert len(pids) - 2 == 5 and set(pids) - {main}  # the four runs edited, and the copy
+
+
+# ---- a changed run re-reads only its changed files, where its reader can take the others from the last read
+TUCKER = "tuckerbench/demo-pilot-run1"
+
+
+def _transcript_reads(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
+    """Each TuckerBench transcript file read appends a line to log (the forked workers inherit the patch)."""
+    from site_src.systems.tuckerbench import reader
+
+    real = reader._read_transcript
+
+    def logged(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        with log.open("a") as f:
+            f.write(f"{args[2]}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "_read_transcript", logged)
+
+
+@pytest.mark.parametrize(
+    ("change", "read_again"),
+    [
+        ("judgments", 0),  # the run judged again: no transcript is read again
+        ("one transcript", 1),
+        ("manifest", 48),  # a transcript's reading depends on the manifest (run id, entrants): all are read
+    ],
+)
+def test_a_run_read_again_takes_its_unchanged_transcripts_from_the_last_read(
+    change, read_again, runs_copy, tmp_path, monkeypatch
+):
+    """What the reader said of a kept file is said again, so the runs, problems and ignored files are what a read
+    of every file gives (a transcript with a field the format lacks is kept, with its warning)."""
+    run = runs_copy / TUCKER
+    transcripts = sorted((run / "transcripts").rglob("*.json"))
+    edit_json(transcripts[0], lambda t: t.update(provider_note="unknown field"))  # a warning, kept with the file
+    out = tmp_path / "site"
+    assert main(["--content", str(CONTENT), "--runs", str(runs_copy), "--out", str(out), "--quiet"]) == 0
+
+    if change == "judgments":
+        edit_jsonl(run / "judgments/judge-k.jsonl", 1, lambda r: r["scores"].update(fidelity=1))
+    elif change == "one transcript":
+        edit_json(transcripts[5], lambda t: t["turns"][-1].update(content="edited"))
+    else:
+        edit_json(run / "manifest.json", lambda m: m["entrants"][0].update(label="Renamed"))
+    alone = _what_was_read(load(runs_copy))
+    assert any("provider_note" in p for p in alone[0])
+
+    log = tmp_path / "reads.txt"
+    _transcript_reads(monkeypatch, log)
+    again = load_project(CONTENT, [runs_copy], Problems(), _cache(out, runs_copy, fresh=False))
+    assert _what_was_read(again) == alone
+    reads = log.read_text().split() if log.exists() else []
+    assert len(reads) == read_again

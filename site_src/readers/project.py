@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,29 @@ class RunCache(Protocol):
     def store(self, rel: str, run: Run, key: PrivateKey | None, warnings: list[Problem]) -> None: ...
 
     def has(self, rel: str) -> bool: ...
+
+    def prior(self, rel: str) -> Prior | None: ...
+
+
+@dataclass(frozen=True)
+class Prior:
+    """A run directory as an earlier build read it, from the very same code and content, and the names of its
+    files unchanged since. A reader whose module sets REUSES_UNCHANGED_FILES = True is given one, when there is one,
+    as read_run's keyword `prior`: it may take what it read from an unchanged file, with what it said about it,
+    instead of reading the file again, provided what else that depended on is unchanged too (a TuckerBench
+    transcript also depends on the run's manifest). Loaded where it is used: it may go to another process."""
+
+    path: Path  # the run cache's file of that read (site/cache.py)
+    unchanged: frozenset[str]  # file names, relative to the run directory
+
+    def load(self) -> tuple[Run, list[Problem]] | None:
+        """The run as read then, and what its reader said (warnings only: a read with errors is not kept)."""
+        try:
+            with self.path.open("rb") as f:
+                run, _key, said = pickle.load(f)  # noqa: S301 - the build's own cache folder, never published
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+            return None
+        return run, said
 
 
 @dataclass
@@ -112,7 +136,12 @@ class _Outcome:
 
 
 def _read_dir(
-    run_dir: Path, rel: str, root: Path, benchmarks: dict[str, Benchmark], run_cache: RunCache | None
+    run_dir: Path,
+    rel: str,
+    root: Path,
+    benchmarks: dict[str, Benchmark],
+    run_cache: RunCache | None,
+    prior: Prior | None = None,
 ) -> _Outcome:
     """Read one run directory, on its own: it depends on nothing read from another (so it can be read in another
     process), and its problems are its own until _add_run adds them, in order."""
@@ -163,7 +192,13 @@ def _read_dir(
             problems.items.extend(warnings)
             return out
         before = len(problems.items)
-        result = reader(run_dir, rel, out.files, meta, bench, problems)
+        reuses = getattr(system_part(found.id, "reader"), "REUSES_UNCHANGED_FILES", False)
+        prior = run_cache.prior(rel) if run_cache else prior
+        result = (
+            reader(run_dir, rel, out.files, meta, bench, problems, prior=prior)
+            if reuses and prior
+            else reader(run_dir, rel, out.files, meta, bench, problems)
+        )
         if result is not None:
             out.run, out.key = result if isinstance(result, tuple) else (result, None)
             out.said = problems.items[before:]
@@ -180,8 +215,8 @@ class _ReadAhead:
 
     def __init__(self, found: list[tuple[Path, str, Path]], benchmarks: dict[str, Benchmark], cache: RunCache | None):
         self.benchmarks, self.cache = benchmarks, cache
-        todo = [(d, rel, root) for d, rel, root in found if cache and not cache.has(rel)]
-        self.ahead = {rel for _, rel, _ in todo}
+        todo = [(d, rel, root, cache.prior(rel)) for d, rel, root in found if cache and not cache.has(rel)]
+        self.ahead = {job[1] for job in todo}
         self.pool: Any = None
         self.results: Iterator[_Outcome] = iter(())
         jobs = min(os.cpu_count() or 1, len(todo))
@@ -212,10 +247,12 @@ class _ReadAhead:
 _BENCHMARKS: dict[str, Benchmark] | None = None
 
 
-def _read_ahead(job: tuple[Path, str, Path]) -> _Outcome:
-    """In a worker: read one run directory (never from the cache: the build only sends those it does not hold)."""
+def _read_ahead(job: tuple[Path, str, Path, Prior | None]) -> _Outcome:
+    """In a worker: read one run directory (never from the cache: the build only sends those it does not hold),
+    with what an earlier build read from it, if there is that."""
     assert _BENCHMARKS is not None
-    return _read_dir(*job, _BENCHMARKS, None)
+    run_dir, rel, root, prior = job
+    return _read_dir(run_dir, rel, root, _BENCHMARKS, None, prior)
 
 
 def _add_run(outcome: _Outcome, project: Project) -> None:

@@ -34,6 +34,7 @@ import orjson
 
 from .. import GENERATOR
 from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in
+from ..readers.project import Prior
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -185,6 +186,23 @@ class BuildCache:
             found[0].derived = _unpickle(_derived_file(path)) or {}
             self.derived_from[path] = (found[0], dict(found[0].derived))
         return found
+
+    def prior(self, rel: str) -> Prior | None:
+        """The run in folder rel as the last build read it, when only some of its files changed since (with the
+        same code and content): a reader may take what it read from the others (see readers/project.py)."""
+        if self.fresh:
+            return None
+        start = f"{rel}/"
+        before = {n: v[3] for n, v in self.previous.get("inputs", {}).items() if n.startswith(start)}
+        path = (
+            cache_folder(self.out)
+            / "runs"
+            / f"{_hash(STATE_FORMAT, self.code, self.content, rel, sorted(before.items()))}.pickle"
+        )
+        if not before or not path.is_file():
+            return None
+        unchanged = frozenset(n[len(start) :] for n, digest in self._files_in(rel) if before.get(n) == digest)
+        return Prior(path, unchanged)
 
     def has(self, rel: str) -> bool:
         """Whether load(rel) will find the run (the read ahead reads the others in other processes meanwhile)."""

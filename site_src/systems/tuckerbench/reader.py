@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 from pathlib import Path
 from sys import intern
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...jsonio import read_bytes, read_json, read_jsonl, read_text
 from ...model import (
@@ -28,10 +28,13 @@ from ...model import (
     Transcript,
     Turn,
 )
-from ...problems import InputError, Problems
+from ...problems import InputError, Problem, Problems
 from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes, version_named
 from ...validate import check, prune
 from .definition import CalibrationResponse, Dimension, TuckerDefinition
+
+if TYPE_CHECKING:
+    from ...readers.project import Prior
 
 ANSWER_KEY = "private/answer-key.json"
 _TRANSCRIPT = re.compile(r"^transcripts/([A-Za-z0-9._-]+)/([A-Za-z0-9_-]+)\.r([1-9][0-9]*)\.json$")
@@ -43,11 +46,22 @@ def transcript_id(run_id: str, entrant: str, scenario: str, rep: int) -> str:
     return f"{run_id}--{entrant}--{scenario}--r{rep}"
 
 
+REUSES_UNCHANGED_FILES = True  # read_run takes a Prior (readers/project.py): unchanged transcripts are not re-read
+
+
 def read_run(
-    run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
+    run_dir: Path,
+    rel: str,
+    files: list[str],
+    meta: dict[str, Any],
+    bench: Benchmark,
+    problems: Problems,
+    prior: Prior | None = None,
 ) -> tuple[Run, PrivateKey | None] | None:
     """One run directory: its manifest, every expected transcript (a missing one is a coverage gap), the judges'
-    judgments, and the optional calibration, blind-pair, reported-score and private answer-key files."""
+    judgments, and the optional calibration, blind-pair, reported-score and private answer-key files. With a prior
+    read of the directory whose manifest is unchanged, each unchanged transcript file is taken from it, with what
+    was said about it: at 10,000 transcripts, a run judged again re-reads its judgments, not its 500 transcripts."""
     meta_rel = f"{rel}/manifest.json"
     found = _manifest(meta, meta_rel, bench, problems)
     if found is None:
@@ -57,7 +71,8 @@ def read_run(
     if run is None:
         return None
     public = ["manifest.json"]
-    public += _read_transcripts(run_dir, rel, files, run, version, problems)
+    kept = _kept_transcripts(prior, rel) if prior and "manifest.json" in prior.unchanged else {}
+    public += _read_transcripts(run_dir, rel, files, run, version, problems, kept)
     public += _read_judgments(run_dir, rel, files, run, version, problems)
     public += [name for name in _OPTIONAL if name in files]
     if "calibration.jsonl" in files:
@@ -134,10 +149,31 @@ def _run(
     )
 
 
+def _kept_transcripts(prior: Prior, rel: str) -> dict[str, tuple[Transcript, list[Problem]]]:
+    """Transcript file (name in the run directory) -> the transcript an earlier read made of it and what it said
+    about that file, for each file unchanged since."""
+    loaded = prior.load()
+    if loaded is None:
+        return {}
+    run, said = loaded
+    out = {}
+    for t in run.transcripts:
+        name = t.source_file.removeprefix(f"{rel}/")
+        if t.source_record != "(no file)" and name in prior.unchanged:
+            out[name] = (t, [p for p in said if p.file == t.source_file])
+    return out
+
+
 def _read_transcripts(
-    run_dir: Path, rel: str, files: list[str], run: Run, version: BenchmarkVersion, problems: Problems
+    run_dir: Path,
+    rel: str,
+    files: list[str],
+    run: Run,
+    version: BenchmarkVersion,
+    problems: Problems,
+    kept: dict[str, tuple[Transcript, list[Problem]]],
 ) -> list[str]:
-    """Every expected transcript, read or recorded as missing; returns the transcript files read."""
+    """Every expected transcript, read (or taken from kept) or recorded as missing; returns the transcript files."""
     d: TuckerDefinition = version.definition
     public: list[str] = []
     scenarios = {i.id: i for i in version.items}
@@ -149,7 +185,11 @@ def _read_transcripts(
             continue
         public.append(f)
         key = (m.group(1), m.group(2), int(m.group(3)))
-        t = _read_transcript(run_dir, rel, f, key, run, entrant_ids, scenarios, d, problems)
+        if f in kept:  # the same file, read with the same manifest, content and code: the same outcome
+            t, said = kept[f]
+            problems.items.extend(said)
+        else:
+            t = _read_transcript(run_dir, rel, f, key, run, entrant_ids, scenarios, d, problems)
         if t:
             got[key] = t
     for e in run.entrants:  # every expected transcript: a missing one is a coverage gap, not a zero
