@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import CONTENT, edit_json, edit_jsonl, load
@@ -34,16 +36,22 @@ def _what_was_read(project: Project) -> tuple[list[str], list[tuple[str, str, li
     return [str(p) for p in project.problems.items], runs, project.ignored
 
 
-def _readers_pids(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
-    """Each run directory read appends the reading process's id to log (the forked workers inherit the patch)."""
-    real = project_module._read_dir
+def _log_calls(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, log: Path, line: Callable[..., str]) -> None:
+    """Each call of module.name appends line(*its arguments) to log: the forked workers inherit the patch, and
+    the file collects what every process did."""
+    real = getattr(module, name)
 
     def logged(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         with log.open("a") as f:
-            f.write(f"{os.getpid()}\n")
+            f.write(f"{line(*args)}\n")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(project_module, "_read_dir", logged)
+    monkeypatch.setattr(module, name, logged)
+
+
+def _readers_pids(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
+    """Each run directory read appends the reading process's id to log."""
+    _log_calls(monkeypatch, project_module, "_read_dir", log, lambda *args: str(os.getpid()))
 
 
 def _cache(out: Path, runs: Path, fresh: bool) -> BuildCache:
@@ -88,17 +96,10 @@ TUCKER = "tuckerbench/demo-pilot-run1"
 
 
 def _transcript_reads(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
-    """Each TuckerBench transcript file read appends a line to log (the forked workers inherit the patch)."""
+    """Each TuckerBench transcript file read appends its name to log."""
     from site_src.systems.tuckerbench import reader
 
-    real = reader._read_transcript
-
-    def logged(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        with log.open("a") as f:
-            f.write(f"{args[2]}\n")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(reader, "_read_transcript", logged)
+    _log_calls(monkeypatch, reader, "_read_transcript", log, lambda *args: args[2])
 
 
 @pytest.mark.parametrize(
