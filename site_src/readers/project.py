@@ -53,12 +53,18 @@ class Prior:
 
     def load(self) -> tuple[Run, list[Problem]] | None:
         """The run as read then, and what its reader said (warnings only: a read with errors is not kept)."""
-        try:
-            with self.path.open("rb") as f:
-                run, _key, said = pickle.load(f)  # noqa: S301 - the build's own cache folder, never published
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-            return None
-        return run, said
+        found = unpickle(self.path)  # as RunCache.store keeps it: (run, private key, what the reader said)
+        return None if found is None else (found[0], found[2])
+
+
+def unpickle(path: Path) -> Any:
+    """What a build stored at path in its cache folder, or None. (A build reads with the cycle collector off: see
+    cli.collector_paused.)"""
+    try:
+        with path.open("rb") as f:
+            return pickle.load(f)  # noqa: S301 - written by this build into its own cache folder, never published
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+        return None
 
 
 @dataclass
@@ -155,7 +161,8 @@ def _read_dir(
             return out
         marker = markers[0]
         found = by_marker(marker)
-        fmt, system, reader = found.run_format, found.id, system_part(found.id, "reader").read_run
+        module = system_part(found.id, "reader")
+        fmt, system, reader = found.run_format, found.id, module.read_run
         meta_rel = out.meta_rel = f"{rel}/{marker}"
         meta = read_json(run_dir / marker, meta_rel, problems)
         if not isinstance(meta, dict):
@@ -192,7 +199,7 @@ def _read_dir(
             problems.items.extend(warnings)
             return out
         before = len(problems.items)
-        reuses = getattr(system_part(found.id, "reader"), "REUSES_UNCHANGED_FILES", False)
+        reuses = getattr(module, "REUSES_UNCHANGED_FILES", False)
         prior = run_cache.prior(rel) if run_cache else prior
         result = (
             reader(run_dir, rel, out.files, meta, bench, problems, prior=prior)

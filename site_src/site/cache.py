@@ -34,7 +34,7 @@ import orjson
 
 from .. import GENERATOR
 from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in
-from ..readers.project import Prior
+from ..readers.project import Prior, unpickle
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -78,15 +78,6 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
                 same = isinstance(before, list) and before[:3] == stat
                 out[name] = [*stat, before[3] if same else hashlib.sha256((folder / rel).read_bytes()).hexdigest()]
     return out
-
-
-def _unpickle(path: Path) -> Any:
-    """What a build stored at path, or None. (A build reads with the cycle collector off: see cli.collector_paused.)"""
-    try:
-        with path.open("rb") as f:
-            return pickle.load(f)  # noqa: S301 - written by this build into its own cache folder, never published
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
-        return None
 
 
 def _write_pickle(path: Path, value: Any) -> None:
@@ -181,9 +172,9 @@ class BuildCache:
     def load(self, rel: str) -> tuple[Any, Any, list[Any]] | None:
         """The run as read by an earlier build, with what that build worked out from it alone (Run.once)."""
         path = self._run_file(rel)
-        found = None if self.fresh else _unpickle(path)
+        found = None if self.fresh else unpickle(path)
         if found is not None:
-            found[0].derived = _unpickle(_derived_file(path)) or {}
+            found[0].derived = unpickle(_derived_file(path)) or {}
             self.derived_from[path] = (found[0], dict(found[0].derived))
         return found
 
