@@ -268,7 +268,7 @@ def _read_and_run(args: argparse.Namespace, build_scope: ExitStack) -> int:
             if not args.quiet:
                 print(f"{args.out} is up to date: no input, option or code changed since the last build")
             return 0
-        from .site.charts import drawer_ahead
+        from .site.drawing import drawer_ahead
 
         build_scope.enter_context(drawer_ahead())  # the chart drawer starts while the runs are read
     project = _load(args, cache)

@@ -161,16 +161,16 @@ def test_a_chart_whose_spec_is_unchanged_is_not_drawn_again(runs_copy, tmp_path,
     assert build(runs_copy, out) == 0
     EDITS["tuckerbench transcript text"](runs_copy)
     assert build(runs_copy, full, "--fresh") == 0
-    import site_src.site.charts as charts
+    import site_src.site.drawing as drawing
 
     def refuse(*args, **kwargs):
         raise AssertionError("a chart was drawn again")
 
-    monkeypatch.setattr(charts, "_draw", refuse)
-    monkeypatch.setattr(charts, "DRAWN", {})  # nothing left over from the builds above in this process
+    monkeypatch.setattr(drawing, "_draw", refuse)
+    monkeypatch.setattr(drawing, "DRAWN", {})  # nothing left over from the builds above in this process
     import site_src.site.build as b
 
-    monkeypatch.setattr(b, "DRAWN", charts.DRAWN)
+    monkeypatch.setattr(b, "DRAWN", drawing.DRAWN)
     assert build(runs_copy, out) == 0
     assert tree_hash(out) == tree_hash(full)
 

@@ -71,45 +71,45 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     from helpers import CONTENT, edit_jsonl
 
     import site_src.cli as cli
-    from site_src.site import charts
+    from site_src.site import drawing
 
     seen = []
     read = cli.load_project
 
     def reading(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        seen.append([p.pid for p in multiprocessing.active_children()] if charts._DRAWER is not None else None)
+        seen.append([p.pid for p in multiprocessing.active_children()] if drawing._DRAWER is not None else None)
         return read(*args, **kwargs)
 
     monkeypatch.setattr(cli, "load_project", reading)
-    monkeypatch.setattr(charts, "DRAWN", {})
-    monkeypatch.setattr(build, "DRAWN", charts.DRAWN)
+    monkeypatch.setattr(drawing, "DRAWN", {})
+    monkeypatch.setattr(build, "DRAWN", drawing.DRAWN)
     drawn_by = []
-    draw = charts.draw_all
+    draw = drawing.draw_all
 
-    def drawing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        ahead = charts._DRAWER
+    def draw_all(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        ahead = drawing._DRAWER
         drawn_by.append(ahead if ahead and ahead.asked is not None else "not asked for ahead (draw_soon)")
         drawn = draw(*args, **kwargs)
         drawn_by.append(multiprocessing.active_children())  # none left when the render workers fork
         return drawn
 
-    monkeypatch.setattr(build, "draw_all", drawing)
+    monkeypatch.setattr(build, "draw_all", draw_all)
     argv = ["--content", str(CONTENT), "--runs", str(runs_copy), "--quiet"]
     assert cli.main([*argv, "--out", str(tmp_path / "site")]) == 0
-    assert len(seen) == 1 and seen[0] and isinstance(drawn_by[0], charts.Drawer) and drawn_by[1:] == [[]]
-    assert len(charts.DRAWN) >= 3  # the demo's charts, drawn by that process
-    assert charts._DRAWER is None and not multiprocessing.active_children()
+    assert len(seen) == 1 and seen[0] and isinstance(drawn_by[0], drawing.Drawer) and drawn_by[1:] == [[]]
+    assert len(drawing.DRAWN) >= 3  # the demo's charts, drawn by that process
+    assert drawing._DRAWER is None and not multiprocessing.active_children()
 
     token = "AKIA" + "Q" * 16  # a build refused for a secret stops the drawer too
     edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 3, lambda r: r.update(raw_output=token))
     assert cli.main([*argv, "--out", str(tmp_path / "refused")]) == 1
     assert len(seen) == 2 and seen[1] and len(drawn_by) == 2
-    assert charts._DRAWER is None and not multiprocessing.active_children()
+    assert drawing._DRAWER is None and not multiprocessing.active_children()
 
 
 def test_a_chart_the_drawer_cannot_draw_stops_the_build_with_the_reason():
     """The drawing process reports a failure instead of dying silently; the build raises it."""
-    from site_src.site.charts import Drawer
+    from site_src.site.drawing import Drawer
 
     drawer = Drawer()
     try:

@@ -405,14 +405,14 @@ def test_every_chart_spec_is_valid_vega_lite(built_site):
 
 _DRAW_IN_A_NEW_PROCESS = """
 import json, sys
-from site_src.site import charts
+from site_src.site import drawing
 spec = {"data": {"values": [{"a": "Wide label WWWWMMMM", "b": 3}, {"a": "x", "b": 5}]}, "mark": "bar",
         "encoding": {"y": {"field": "a", "type": "nominal"}, "x": {"field": "b", "type": "quantitative"}},
         "config": {"font": sys.argv[2]}}
 if sys.argv[1] == "ours":
-    print(charts._draw(json.dumps(spec)))
+    print(drawing._draw(json.dumps(spec)))
 else:  # vl-convert as it is, with the system's fonts
-    print(charts.vl_convert.vegalite_to_svg(spec))
+    print(drawing.vl_convert.vegalite_to_svg(spec))
 """
 
 
@@ -453,7 +453,7 @@ def test_the_font_setting_for_vl_convert_is_undone_after_drawing(monkeypatch):
     """Programs the build starts later (Pagefind, a browser in the tests) must find the system's fonts as before."""
     import os
 
-    from site_src.site.charts import OWN_FONTS_ONLY, own_fonts_only
+    from site_src.site.drawing import OWN_FONTS_ONLY, own_fonts_only
 
     for before in (None, "/etc/fonts/fonts.conf"):
         if before is None:

@@ -16,7 +16,8 @@ from flask import Flask, Response, abort, render_template, request, url_for
 from .. import GENERATOR
 from ..release import Release, VersionView, paginate
 from . import downloads, search_index
-from .charts import charts_for, svg_for
+from .charts import charts_for
+from .drawing import svg_for
 from .text import count_markers, markdown, show_text
 from .urls import page_url
 

@@ -32,7 +32,8 @@ from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date, cache_folder
-from .charts import DRAWN, charts_for, draw_all, draw_soon
+from .charts import charts_for
+from .drawing import DRAWN, draw_all, draw_soon
 from .publish import clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
 from .urls import page_url
 

@@ -1,24 +1,14 @@
-"""Charts: Altair specs rendered to SVG at build time, so they show without JavaScript and load nothing.
+"""Charts: Altair specs, drawn to SVG at build time (drawing.py), so they show without JavaScript and load nothing.
 
 Each chart also offers its Vega-Lite spec (data inline) and its data as CSV for download.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import multiprocessing
-import os
-import threading
-import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import altair as alt
-import vl_convert
 
 from ..jsonio import dumps_canonical
 from ..release import VersionView
@@ -212,157 +202,3 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
         color=alt.condition(f"datum.value > {top * 0.6}", alt.value("#ffffff"), alt.value("#1b1b1b")),
     )
     return alt.layer(cells, labels)
-
-
-# drawing key -> SVG: drawn in this process, or by an earlier build and kept in its cache (see cache.py)
-DRAWN: dict[str, str] = {}
-_RUNTIME = False  # whether vl-convert's runtime runs in this process (a forked child lacks its threads)
-_DRAWER: Drawer | None = None  # the process started by drawer_ahead, until draw_all uses it
-
-
-def drawing_key(chart: Chart) -> str:
-    """What a drawing is made from: the spec, the drawing library's version and its fonts (own_fonts_only)."""
-    return hashlib.sha256(f"{vl_convert.__version__} own fonts\n{chart.spec_json()}".encode()).hexdigest()
-
-
-def svg_for(chart: Chart) -> str:
-    """The chart as inline SVG with an accessible name; drawn once per spec."""
-    key = drawing_key(chart)
-    if key not in DRAWN:
-        DRAWN[key] = _draw(chart.spec_json())
-    label = chart.title.replace('"', "'")
-    return DRAWN[key].replace("<svg ", f'<svg role="img" aria-label="{label}" focusable="false" ', 1)
-
-
-def _draw(spec_json: str) -> str:
-    global _RUNTIME
-    _RUNTIME = True
-    with own_fonts_only():
-        return vl_convert.vegalite_to_svg(json.loads(spec_json), allowed_base_urls=[])
-
-
-OWN_FONTS_ONLY = Path(__file__).with_name("own-fonts-only.conf")
-_ENVIRONMENT = threading.Lock()  # the preview server draws in its request threads
-
-
-@contextmanager
-def own_fonts_only() -> Iterator[None]:
-    """vl-convert measures chart text (to lay a chart out) with the fonts it bundles and the system's. Its font
-    database is made at its first use in a process, from the fontconfig configuration FONTCONFIG_FILE names; ours
-    names no font folder that exists, so it has only the fonts it bundles (Liberation Sans). The drawings are then
-    the same on every machine, whatever fonts it has, and vl-convert no longer opens a system font file for each
-    text it measures (10,000 times for the three TuckerBench charts at 20 entrants: half of their drawing time).
-    The variable is set while vl-convert draws only: a program this process starts later finds its own fonts."""
-    with _ENVIRONMENT:
-        before = os.environ.get("FONTCONFIG_FILE")
-        os.environ["FONTCONFIG_FILE"] = str(OWN_FONTS_ONLY)
-        try:
-            yield
-        finally:
-            if before is None:
-                del os.environ["FONTCONFIG_FILE"]
-            else:
-                os.environ["FONTCONFIG_FILE"] = before
-
-
-class Drawer:
-    """A process forked to draw charts: it starts vl-convert's runtime at once (half a second), then draws each
-    batch of specs it is sent. A plain process and a pipe, so this process starts no thread, and the processes it
-    forks later (render workers, the release scan) inherit none."""
-
-    def __init__(self) -> None:
-        context = multiprocessing.get_context("fork")
-        self._conn, theirs = context.Pipe()
-        self._process = context.Process(target=_drawing, args=(theirs,), daemon=True)
-        self._process.start()
-        theirs.close()
-        self.asked: list[str] | None = None  # drawing keys of the batch sent, until collected
-
-    def ask(self, specs: dict[str, str]) -> None:
-        self._conn.send(list(specs.values()))
-        self.asked = list(specs)
-
-    def collect(self) -> dict[str, str]:
-        try:
-            outcome, result = self._conn.recv()
-        except EOFError:
-            outcome, result = "error", "the drawing process ended without an answer"
-        if outcome != "ok":
-            raise RuntimeError(f"drawing the charts failed: {result}")
-        keys, self.asked = self.asked or [], None
-        return dict(zip(keys, result, strict=True))
-
-    def stop(self) -> None:
-        self._process.terminate()
-        self._process.join()
-        self._conn.close()
-
-
-def _drawing(conn: Any) -> None:
-    with own_fonts_only():
-        vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}})  # start the runtime
-    while True:
-        try:
-            specs = conn.recv()
-        except EOFError:
-            return
-        try:
-            conn.send(("ok", [_draw(spec) for spec in specs]))
-        except Exception:  # noqa: BLE001 - reported by the build, which stops
-            conn.send(("error", traceback.format_exc(limit=3)))
-
-
-@contextmanager
-def drawer_ahead() -> Iterator[None]:
-    """Start the process draw_all will draw in now, while this process reads and scores on the other core: the
-    start takes half a second, every build that draws paid it before rendering. The process is stopped by
-    draw_all, or on leaving if the build ends before it draws."""
-    global _DRAWER
-    if _RUNTIME or _DRAWER is not None:  # drawing here already (the preview server), or started by a caller
-        yield
-        return
-    _DRAWER = Drawer()
-    try:
-        yield
-    finally:
-        if _DRAWER is not None:
-            _DRAWER.stop()
-            _DRAWER = None
-
-
-def draw_soon(charts: list[Chart]) -> None:
-    """Hand the charts not drawn yet to the process started by drawer_ahead, if any, so they are drawn while this
-    process goes on; draw_all collects the drawings."""
-    if _DRAWER is None or _DRAWER.asked is not None:
-        return
-    _DRAWER.ask({key: spec for key, spec in _specs(charts).items() if key not in DRAWN})
-
-
-def _specs(charts: list[Chart]) -> dict[str, str]:
-    return {drawing_key(c): c.spec_json() for c in charts}
-
-
-def draw_all(charts: list[Chart]) -> dict[str, str]:
-    """Draw every chart not drawn yet, before render workers are forked: they then find each one in DRAWN. Returns
-    the drawing of each chart given, by drawing key.
-
-    Unless the runtime already runs here (the preview server draws on demand), the drawing is done in a process
-    forked for it (by drawer_ahead, or now), so neither this process nor the workers forked from it carry the
-    runtime's memory. That process is stopped before this returns."""
-    global _DRAWER
-    ahead, _DRAWER = _DRAWER, None  # this build's drawer, if it has one: stopped below
-    try:
-        if ahead is not None and ahead.asked is not None:  # asked for by draw_soon
-            DRAWN.update(ahead.collect())
-        specs = _specs(charts)
-        todo = {key: spec for key, spec in specs.items() if key not in DRAWN}
-        if todo and _RUNTIME:
-            DRAWN.update({key: _draw(spec) for key, spec in todo.items()})
-        elif todo:
-            drawer = ahead = ahead or Drawer()
-            drawer.ask(todo)
-            DRAWN.update(drawer.collect())
-    finally:
-        if ahead is not None:
-            ahead.stop()
-    return {key: DRAWN[key] for key in specs}
