@@ -344,3 +344,35 @@ def test_publish_manifest_lists_every_file_with_hash_and_sources(built_site):
     assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl" in manifest["version_sources"]["uzbek-pack/0.1.0"]
     data = (built_site / "uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html").read_bytes()
     assert page["sha256"] == hashlib.sha256(data).hexdigest()
+
+
+def test_the_manifest_written_entry_by_entry_is_what_orjson_writes_whole(built_site):
+    """The manifest is written one file's entry at a time (it lists 30,000 files at 10,000 transcripts): the bytes
+    are those of the whole document dumped by orjson, indented with sorted keys, for the demo's manifest and for
+    the edge cases (no file, no other key, keys beyond ASCII and with escapes, nested lists and a shard)."""
+    import io
+
+    import orjson
+
+    from site_src.site.build import dump_manifest
+
+    def whole(doc: dict) -> bytes:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+    def streamed(doc: dict) -> bytes:
+        out = io.BytesIO()
+        files = doc["files"]
+        dump_manifest(out, ((rel, files[rel]) for rel in sorted(files)), {k: v for k, v in doc.items() if k != "files"})
+        return out.getvalue()
+
+    written = (built_site / "publish-manifest.json").read_bytes()
+    assert streamed(orjson.loads(written)) == written == whole(orjson.loads(written))
+    entry = {"sha256": "ab", "sources": ['runs/a\n"b', "runs/\u2028"]}
+    for doc in (
+        {"files": {}},
+        {"files": {}, "generator": "g", "redactions": []},
+        {"files": {"a": entry}},
+        {"files": {"z/é": entry, "z/e": {"sha256": "cd", "sources_of_version": "b/v"}, "z/ü": entry, "Z": entry}},
+        {"files": {"a": {"sha256": "x", "sources": []}}, "shard": {"versions": {"b/v": "k"}}, "redactions": [{}]},
+    ):
+        assert streamed(doc) == whole(doc), doc

@@ -13,9 +13,9 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import unquote
 
 import orjson
@@ -255,21 +255,25 @@ def write_manifest(
     is read from site. kept holds the last manifest's entry of each file kept from the last build: its bytes were
     checked, and its key covers the records it shows, so it names the same sources. A shard's manifest also names
     the versions it holds, each with the key of the inputs it was built from. Returns each file's SHA-256."""
-    files = {}
     known, kept = known or {}, kept or {}
-    for rel in listed:
-        if rel in kept:
-            files[rel] = kept[rel]
-            continue
-        sources = sources_for(release, rel)
-        files[rel] = {
-            "sha256": known.get(rel) or hashlib.sha256((site / rel).read_bytes()).hexdigest(),
-            "sources" if isinstance(sources, list) else "sources_of_version": sources,
-        }
-    manifest = {
+    sums: dict[str, str] = {}
+
+    def entries() -> Iterator[tuple[str, dict[str, Any]]]:  # made as they are written: none is kept
+        for rel in sorted(set(listed)):
+            if rel in kept:
+                entry = kept[rel]
+            else:
+                sources = sources_for(release, rel)
+                entry = {
+                    "sha256": known.get(rel) or hashlib.sha256((site / rel).read_bytes()).hexdigest(),
+                    "sources" if isinstance(sources, list) else "sources_of_version": sources,
+                }
+            sums[rel] = entry["sha256"]
+            yield rel, entry
+
+    rest = {
         "generator": GENERATOR,
         "manifest_version": 2,
-        "files": files,
         "version_sources": version_sources(release),
         **({"shard": shard} if shard else {}),
         "redactions": [  # located, never quoted: a location can itself hold the secret (a file name), so mask it
@@ -277,12 +281,26 @@ def write_manifest(
             for f in redactions
         ],
     }
-    # orjson: json's indenting writer is pure Python, and the manifest of 10,000 transcripts lists 30,000 files
-    # (11 MB, written as it is: adding the newline to it would copy it)
     with open(site / MANIFEST, "wb") as f:
-        f.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-        f.write(b"\n")
-    return {rel: entry["sha256"] for rel, entry in files.items()}
+        dump_manifest(f, entries(), rest)
+    return sums
+
+
+def dump_manifest(out: BinaryIO, files: Iterable[tuple[str, Any]], rest: dict[str, Any]) -> None:
+    """Write {"files": dict(files), **rest} as orjson writes it indented with sorted keys, and a newline, one file's
+    entry at a time (files: (site path, entry) in sorted order). The manifest of 10,000 transcripts lists 30,000
+    files (11 MB): made whole, its entries, its bytes and the buffer orjson grows them in were the build's peak of
+    memory. "files" sorts first of the manifest's keys."""
+    option = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    assert all(key > "files" for key in rest)
+    out.write(b'{\n  "files": {')
+    count = 0
+    for rel, entry in files:
+        nested = orjson.dumps(entry, option=option).replace(b"\n", b"\n    ")  # two levels deep
+        out.write(b"%s\n    %s: %s" % (b"," if count else b"", orjson.dumps(rel), nested))
+        count += 1
+    tail = orjson.dumps(rest, option=option)  # b'{' and the other keys, or b'{}' when there are none
+    out.write((b"\n  }" if count else b"}") + (b"," + tail[1:] if rest else b"\n}") + b"\n")
 
 
 def in_place_pays(kept: int, new: int) -> bool:
