@@ -361,10 +361,11 @@ def main() -> None:
         findings = phase("secret scan", lambda: scan_release(release, redact=False))
         assert not findings
         site = tmp_path / "site"
-        urls = phase("render and freeze", lambda: freeze(release, site))
+        sums: dict[str, str] = {}  # each page's SHA-256, from the render workers (as build.py has them)
+        urls = phase("render and freeze", lambda: freeze(release, site, sums=sums))
         if not args.no_search:
             phase("search index", lambda: index_for_search(site, bundles(release)))
-        phase("publish manifest", lambda: write_manifest(site, files_below(site), release, []))
+        phase("publish manifest", lambda: write_manifest(site, files_below(site), release, [], sums))
         pages = [p for p in site.rglob("*.html")]
         render = dict(figures)["render and freeze"]
         print(f"  pages: {len(pages)} HTML ({len(urls)} files), {len(pages) / render:.0f} pages/s while freezing")

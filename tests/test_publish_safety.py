@@ -344,6 +344,13 @@ def test_publish_manifest_lists_every_file_with_hash_and_sources(built_site):
     assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl" in manifest["version_sources"]["uzbek-pack/0.1.0"]
     data = (built_site / "uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html").read_bytes()
     assert page["sha256"] == hashlib.sha256(data).hexdigest()
+    # every file's, whether the render workers hashed it as they wrote it or the manifest read it back (search)
+    wrong = [
+        rel
+        for rel, entry in manifest["files"].items()
+        if entry["sha256"] != hashlib.sha256((built_site / rel).read_bytes()).hexdigest()
+    ]
+    assert not wrong and any("/search/" in rel for rel in manifest["files"])
 
 
 def test_the_manifest_written_entry_by_entry_is_what_orjson_writes_whole(built_site):

@@ -50,6 +50,7 @@ def freeze(
     drawings: dict[str, str] | None = None,
     template_cache: Path | None = None,
     findings: list[Finding] | None = None,
+    sums: dict[str, str] | None = None,
 ) -> list[str]:
     """Write every page the app answers into dest, in `jobs` worker processes (default: one per CPU).
 
@@ -63,7 +64,8 @@ def freeze(
     pages and no site-wide ones; a merge renders the site-wide pages only (see docs/scale.md).
 
     Given a findings list, each worker runs the backstop secret scan on the pages it writes, while it holds their
-    text, and what it finds is added to the list.
+    text, and what it finds is added to the list. Given a sums dict, each worker adds the SHA-256 of each file it
+    writes (by site path), for the publish manifest, which then need not read them back.
 
     Every template is compiled here, before the workers fork, so none of them compiles it again; with
     template_cache (a folder), compiled templates are kept there for the next build (Jinja2 checks their source).
@@ -108,7 +110,7 @@ def freeze(
         drawings.update(drawn)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
-        linked = render_urls(app, dest, urls, jobs, progress.update, findings)
+        linked = render_urls(app, dest, urls, jobs, progress.update, findings, sums)
         built.update(urls)
         urls = sorted(u for u in linked - built if in_scope(u))  # linked but not listed: build those too
     progress.close()
@@ -127,33 +129,37 @@ def render_urls(
     jobs: int | None = None,
     done: Callable[[int], Any] = lambda n: None,
     findings: list[Finding] | None = None,
+    sums: dict[str, str] | None = None,
 ) -> set[str]:
     """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to.
     Given a findings list, the written pages are scanned for secrets too (the backstop), and what it finds is added
-    to the list."""
+    to the list; given a sums dict, the SHA-256 of each file written is added to it, by site path."""
     jobs = jobs or os.cpu_count() or 1
     size = max(1, min(CHUNK, -(-len(urls) // (2 * jobs))))  # a few pages (a rebuild) are still shared out
     chunks = [urls[i : i + size] for i in range(0, len(urls), size)]
     jobs = min(jobs, len(chunks))
     linked: set[str] = set()
     global _WORK
-    _WORK = (app, dest, findings is not None)  # inherited by the forked workers
+    _WORK = (app, dest, findings is not None, sums is not None)  # inherited by the forked workers
     findings = [] if findings is None else findings
+    sums = {} if sums is None else sums
     collecting = gc.isenabled()
     gc.freeze()  # the release is read-only from here: keep the collector from touching (and so copying) it
     gc.enable()  # rendering makes and drops objects page after page: collected, in each worker, as usual
     try:
         if jobs == 1:
-            results: Iterator[tuple[int, set[str], list[Finding]]] = map(_render_chunk, chunks)
-            for count, seen, found in results:
+            results: Iterator[tuple[int, set[str], list[Finding], dict[str, str]]] = map(_render_chunk, chunks)
+            for count, seen, found, hashed in results:
                 linked |= seen
                 findings += found
+                sums |= hashed
                 done(count)
         else:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                for count, seen, found in pool.imap_unordered(_render_chunk, chunks):
+                for count, seen, found, hashed in pool.imap_unordered(_render_chunk, chunks):
                     linked |= seen
                     findings += found
+                    sums |= hashed
                     done(count)
     finally:
         _WORK = None
@@ -164,15 +170,17 @@ def render_urls(
 
 
 CHUNK = 100  # pages per task: small enough to balance two workers, large enough to keep the queue cheap
-_WORK: tuple[Any, Path, bool] | None = None
+_WORK: tuple[Any, Path, bool, bool] | None = None
 
 
-def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding]]:
+def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding], dict[str, str]]:
     """In a worker: fetch each page from the app, write it where a static server will find it, scan what it wrote
-    (the backstop, while the text is at hand), and return the site-internal links the pages asked url_for for."""
+    (the backstop) and hash it while the bytes are at hand, and return the site-internal links the pages asked
+    url_for for."""
     assert _WORK is not None
-    app, dest, scan = _WORK
+    app, dest, scan, hash_them = _WORK
     found: list[Finding] = []
+    hashed: dict[str, str] = {}
     seen: list[tuple[str, dict[str, Any]]] = []
     app.config["LINK_LOG"] = seen
     for url in urls:
@@ -191,10 +199,12 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding]]:
         response.close()
         if scan:
             found += scan_written(rel, data)
+        if hash_them:
+            hashed[rel] = hashlib.sha256(data).hexdigest()
     app.config["LINK_LOG"] = None
     with app.test_request_context():
         linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
-    return len(urls), linked, found
+    return len(urls), linked, found, hashed
 
 
 def version_pages(view: VersionView, skip: Container[str] = frozenset()) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -251,10 +261,11 @@ def write_manifest(
     kept: dict[str, Any] | None = None,
 ) -> dict[str, str]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
-    redaction made. known holds the SHA-256 of files already checked (those kept from the last build); any other
-    is read from site. kept holds the last manifest's entry of each file kept from the last build: its bytes were
-    checked, and its key covers the records it shows, so it names the same sources. A shard's manifest also names
-    the versions it holds, each with the key of the inputs it was built from. Returns each file's SHA-256."""
+    redaction made. known holds the SHA-256 of files whose bytes are known (kept from the last build and checked,
+    or hashed by the render workers as they wrote them); any other is read from site. kept holds the last
+    manifest's entry of each file kept from the last build: its bytes were checked, and its key covers the records
+    it shows, so it names the same sources. A shard's manifest also names the versions it holds, each with the key
+    of the inputs it was built from. Returns each file's SHA-256."""
     known, kept = known or {}, kept or {}
     sums: dict[str, str] = {}
 
@@ -484,6 +495,7 @@ def _build(
             shutil.rmtree(tmp, ignore_errors=True)
             return 1
         leaked: list[Finding] = []  # the backstop: the render workers scan each page they write
+        rendered_sums: dict[str, str] = {}  # and hash it, for the manifest
         urls = freeze(
             release,
             tmp,
@@ -495,6 +507,7 @@ def _build(
             drawings=drawings,
             template_cache=cache_folder(out) / "templates" if cache else None,
             findings=leaked,
+            sums=rendered_sums,
         )
         phases.done("render")
         kept = {file_for(u) for u in urls if u in reuse}  # left as the last build wrote them
@@ -520,7 +533,8 @@ def _build(
             new = files_below(tmp)
             previous = cache.previous_files if cache and not shards else {}
             kept_entries = {rel: previous[rel] for rel in kept if rel in previous}
-            written = write_manifest(tmp, sorted({*new, *kept}), release, findings, known, shard, kept_entries)
+            sums = {**known, **rendered_sums}  # any other file (search bundles) is read back and hashed
+            written = write_manifest(tmp, sorted({*new, *kept}), release, findings, sums, shard, kept_entries)
             leaked = scan_output(tmp, only=MANIFEST)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
