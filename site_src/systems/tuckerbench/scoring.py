@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
+from ...model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript, pickled_by_fields
 from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows
 from ...scoring.statistics import RowStats, cluster_draws
 from ...scoring.uncertainty import percentile, resampled_means
@@ -25,6 +25,7 @@ def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> 
     return sum(dim.weight * scores[dim.id] for dim in dims) / total
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class TranscriptScore:
     kind: str
