@@ -235,3 +235,32 @@ def test_a_read_run_holds_each_repeated_name_once(tucker):
         for name in record:
             assert names.setdefault(name, name) is name
     assert len({id(x.stop_reason) for t in run.transcripts for x in t.turns if x.stop_reason == "stop"}) == 1
+
+
+def test_seed004_run_variation_gives_each_repetitions_group_weighted_score(demo):
+    """Run-to-run variation of a complete row: for each repetition, the group-weighted score (each group's mean
+    transcript score, weighted 1/3 single and 2/3 conversation, on the 0-100 scale) of that repetition's
+    transcripts alone, and the spread between the highest and the lowest, recomputed here from the transcript
+    scores."""
+    from statistics import fmean
+
+    from site_src.release import build_release
+
+    view = next(v for v in build_release(demo).views if v.bench.id == "tuckerbench")
+    d = view.version.definition
+    checked = 0
+    for row in view.rows:
+        if not row.complete:
+            continue
+        mine = [t for t in view.transcripts.values() if t.run_id == row.run_ids[0] and t.entrant_id == row.entrant_id]
+        per_rep = {}
+        for rep in sorted({t.attempt for t in mine}):
+            results = [view.scored.transcripts[t.id] for t in mine if t.attempt == rep]
+            per_rep[rep] = d.to_100 * sum(
+                w * fmean(r.score for r in results if r.kind == g) for g, w in d.group_weights.items()
+            )
+        want = " · ".join(f"repetition {r}: {v:.1f}" for r, v in per_rep.items())
+        want += f" (spread {max(per_rep.values()) - min(per_rep.values()):.1f})"
+        assert view.stats.rows[row.key].variation == want
+        checked += len(per_rep) > 1
+    assert checked  # a complete row with more than one repetition
