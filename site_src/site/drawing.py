@@ -1,4 +1,5 @@
-"""Drawing charts: Vega-Lite specs to SVG with vl-convert, in a process of their own, at build time.
+"""Drawing charts: Vega-Lite specs to SVG with vl-convert, by a build in a process of its own (the preview server
+draws each chart in its own process when a page first asks for it).
 
 Apart from the specs (charts.py) so that the drawing process, which a build starts before it reads the runs, does
 not import Altair, nor carry it.
