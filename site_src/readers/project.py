@@ -222,16 +222,19 @@ class _ReadAhead:
 
     def __init__(self, found: list[tuple[Path, str, Path]], benchmarks: dict[str, Benchmark], cache: RunCache | None):
         self.benchmarks, self.cache = benchmarks, cache
-        todo = [(d, rel, root, cache.prior(rel)) for d, rel, root in found if cache and not cache.has(rel)]
-        self.ahead = {job[1] for job in todo}
+        todo = [(d, rel, root) for d, rel, root in found if cache and not cache.has(rel)]
+        self.ahead = {rel for _, rel, _ in todo}
         self.pool: Any = None
         self.results: Iterator[_Outcome] = iter(())
         jobs = min(os.cpu_count() or 1, len(todo))
-        if jobs and (jobs > 1 or len(todo) < len(found)):  # two cores busy, or one read beside the cache's loads
+        if cache and jobs and (jobs > 1 or len(todo) < len(found)):  # two cores busy, or one read beside the loads
             global _BENCHMARKS
             _BENCHMARKS = benchmarks  # inherited by the forked workers
             self.pool = multiprocessing.get_context("fork").Pool(jobs)
-            self.results = self.pool.imap(_read_ahead, todo)  # in order: outcome() takes them as found
+            # in order: outcome() takes them as found. Each prior read is looked up here, for the runs read ahead only:
+            # a run read in this process looks its own up (_read_dir)
+            reads = [(d, rel, root, cache.prior(rel)) for d, rel, root in todo]
+            self.results = self.pool.imap(_read_ahead, reads)
         else:
             self.ahead = set()
 
