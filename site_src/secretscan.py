@@ -199,16 +199,27 @@ IDENTIFIER_FIELDS = frozenset(
 )
 
 
+SHORT = 256  # the longest string Scanner remembers as clean
+NUMBERS = frozenset({int, float, bool})
+
+
 class Scanner:
     """Walks model objects, recording (and with redact=True replacing) every finding, with its location."""
 
     def __init__(self, redact: bool):
         self.redact = redact
         self.findings: list[Finding] = []
+        # short strings found clean: a run repeats the same few (ids, roles, states, dimension names, timestamps),
+        # so a run of 500 transcripts and 1,000 judgments asks about 44,000 strings and 3,600 distinct ones
+        self.clean: set[str] = set()
 
     def text(self, value: str, file: str, record: str | None, field: str, blocking: bool = False) -> str:
+        if value in self.clean:
+            return value
         spans = find(value)
         if not spans:
+            if len(value) <= SHORT:
+                self.clean.add(value)
             return value
         for rule in sorted({s[0] for s in spans}):
             self.findings.append(Finding(file, record, field, rule, blocking))
@@ -223,6 +234,8 @@ class Scanner:
         skip: tuple[str, ...] = (),
         blocking: bool = False,
     ) -> Any:
+        if value is None or type(value) in NUMBERS:  # most of what a record holds besides text: nothing to scan
+            return value
         if isinstance(value, str):
             return self.text(value, file, record, field, blocking)
         if isinstance(value, list):

@@ -121,6 +121,25 @@ def test_prefilter_never_hides_a_rule_match():
         assert find(text) and _CANDIDATE.search(text), text
 
 
+def test_scanner_remembers_clean_strings_only_and_names_every_place_a_secret_repeats(monkeypatch):
+    """The scanner asks once about a short string found clean; a string with a finding is asked about, and
+    reported, at every place it occurs."""
+    import site_src.secretscan as secretscan
+
+    asked: list[str] = []
+    monkeypatch.setattr(secretscan, "find", lambda text: asked.append(text) or secretscan_find(text))
+    key = SAMPLES["github-token"]
+    records = [{"role": "assistant", "note": key, "score": 3.5, "flag": None}, {"role": "assistant", "note": key}]
+    scanner = secretscan.Scanner(redact=True)
+    scanner.walk(records, "runs/x/judgments.jsonl", "line 1", "")
+    assert asked.count("assistant") == 1 and asked.count(key) == 2
+    assert [(f.field, f.rule) for f in scanner.findings] == [("[0].note", "github-token"), ("[1].note", "github-token")]
+    assert records[1]["note"] == "[REDACTED: github-token]"
+
+
+secretscan_find = find
+
+
 def test_every_rule_has_a_sample_or_a_unit_test():
     tested = set(SAMPLES) | {"private-key-block"}
     assert len(RULES) >= 20 and len(tested) >= 11
