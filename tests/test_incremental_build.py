@@ -194,6 +194,37 @@ def test_a_chart_whose_spec_is_unchanged_is_not_drawn_again(runs_copy, tmp_path,
     assert tree_hash(out) == tree_hash(full)
 
 
+def test_a_chart_whose_rows_and_order_change_takes_its_shape_from_the_last_build(runs_copy, tmp_path, monkeypatch):
+    """A run judged again moves the standings: the charts' rows and their order change, not their shapes (marks,
+    scales, titles). The rebuild makes no shape with Altair: it takes each from the last build, puts the new order
+    in, and writes what a full build, which makes every shape, writes."""
+    out, full = tmp_path / "site", tmp_path / "full"
+    overall = "tuckerbench/v1-pilot/charts/overall.vl.json"
+    assert build(runs_copy, out) == 0
+    before = json.loads((out / overall).read_text(encoding="utf-8"))["layer"][0]["encoding"]["y"]["sort"]
+    for judge in ("judge-k", "judge-q"):  # the leader's every judgment, at the bottom of the scale
+        path = runs_copy / TUCKER / f"judgments/{judge}.jsonl"
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        for r in records:
+            if r["entrant"] == before[0].split()[-1].lower():
+                r["scores"] = {d: 0 for d in r["scores"]}
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert build(runs_copy, full, "--fresh") == 0
+    import site_src.site.build as b
+    import site_src.site.charts as charts
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a chart's shape was made again")
+
+    monkeypatch.setattr(charts, "_made", refuse)
+    monkeypatch.setattr(charts, "SPECS", {})  # nothing left over from the builds above in this process
+    monkeypatch.setattr(b, "SPECS", charts.SPECS)
+    assert build(runs_copy, out) == 0
+    assert tree_hash(out) == tree_hash(full)
+    after = json.loads((out / overall).read_text(encoding="utf-8"))["layer"][0]["encoding"]["y"]["sort"]
+    assert sorted(after) == sorted(before) and after[0] != before[0]
+
+
 # ---- putting a rebuild in place: a few new files are moved into the old folder, under a journal
 def _leftovers(tmp_path: Path) -> list[str]:
     """Work folders of a build still beside the site (the old folder a swap deletes in the background aside)."""

@@ -32,7 +32,7 @@ from ..secretscan import Finding, masked
 from . import search_index
 from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date, cache_folder
-from .charts import charts_for
+from .charts import ASKED, SPECS, charts_for
 from .drawing import DRAWN, draw_all, draw_soon
 from .publish import clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
 from .urls import page_url
@@ -461,6 +461,7 @@ def _build(
         versions = set()  # every version's pages come from its shard
     drawings = cache.drawings() if cache else None
     DRAWN.update(drawings or {})
+    SPECS.update(cache.specs() if cache else {})
     if not redact_secrets:
         # the scan then changes nothing in the release (it refuses it or lets it pass as it is): the drawer draws the
         # charts while the release is scanned and its pages are keyed
@@ -554,7 +555,8 @@ def _build(
             _link_kept(out, tmp, kept)
             swap_in(tmp, out)
         if cache:
-            cache.save(keys, bundle_keys, release, clean_runs(release, findings), [*written, MANIFEST], drawings)
+            specs = {key: SPECS[key] for key in sorted(ASKED)}
+            cache.save(keys, bundle_keys, release, clean_runs(release, findings), [*written, MANIFEST], drawings, specs)
         phases.done("put in place")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

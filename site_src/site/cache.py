@@ -341,6 +341,7 @@ class BuildCache:
         clean: set[tuple[str, str, str]],
         files: list[str],
         drawings: dict[str, str] | None = None,
+        specs: dict[str, Any] | None = None,
     ) -> None:
         """Record this build's keys, once its output (these files) is in place. A file kept from the last
         build keeps the size, mtime and inode recorded then; only the files written anew are looked at."""
@@ -361,7 +362,8 @@ class BuildCache:
         for old in [*(folder / "runs").glob("*.pickle"), *(folder / "derived").glob("*.pickle")]:
             if old.stem not in self.runs_used:  # runs no longer among the inputs, or changed since
                 old.unlink(missing_ok=True)
-        for name, data in (("drawings.json", drawings or {}), ("state.json", state)):
+        shapes = {"code": self.code, "specs": specs or {}}
+        for name, data in (("drawings.json", drawings or {}), ("specs.json", shapes), ("state.json", state)):
             tmp = folder / f"{name}.{os.getpid()}"
             tmp.write_bytes(orjson.dumps(data))
             tmp.replace(folder / name)
@@ -376,3 +378,16 @@ class BuildCache:
         except (OSError, orjson.JSONDecodeError):
             return {}
         return found if isinstance(found, dict) else {}
+
+    def specs(self) -> dict[str, Any]:
+        """The chart shapes the last build made (charts.spec_key -> spec without its rows), if it ran the same code:
+        a rebuild whose charts changed only in their rows takes them instead of importing Altair to make them."""
+        if not self.previous:
+            return {}
+        try:
+            found = orjson.loads((cache_folder(self.out) / "specs.json").read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {}
+        if not isinstance(found, dict) or found.get("code") != self.code or not isinstance(found.get("specs"), dict):
+            return {}
+        return found["specs"]

@@ -1,14 +1,24 @@
-"""Charts: Altair specs, drawn to SVG at build time (drawing.py), so they show without JavaScript and load nothing.
+"""Charts: Vega-Lite specs made by Altair, drawn to SVG at build time (drawing.py), so they show without JavaScript
+and load nothing.
+
+A chart's spec is made in two parts: its shape (marks, scales, sort orders, titles), which Altair makes, and its
+rows, which the spec names (ROWS) and carries inline as a dataset. The shape is made by a function of the shape's
+parameters alone (spec_of), so a spec whose shape is unchanged is taken from the last build (the build cache keeps
+SPECS) and only the rows are new: a rebuild after a run was judged again neither imports Altair nor makes a spec.
 
 Each chart also offers its Vega-Lite spec (data inline) and its data as CSV for download.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import version
 from typing import Any
 
-import altair as alt
+import orjson
 
 from ..jsonio import dumps_canonical
 from ..release import VersionView
@@ -26,6 +36,10 @@ CONFIG = {
     "title": {"fontSize": 13},
     "view": {"stroke": None},
 }
+ROWS = "rows"  # the name a spec gives its rows: alt.Data(name=ROWS)
+ORDER = "\x00order"  # the stand-in for a sort order (spec_of)
+SPECS: dict[str, dict[str, Any]] = {}  # spec_key -> the shape as Altair made it (a build fills it from its cache)
+ASKED: set[str] = set()  # the keys this process asked for: the shapes a build keeps for the next
 
 
 @dataclass
@@ -34,17 +48,7 @@ class Chart:
     title: str
     description: str  # the text alternative: what the chart shows, in words
     rows: list[dict[str, Any]]
-    spec: Any  # an Altair chart, or its Vega-Lite spec: kept as the spec (a dict)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.spec, dict):
-            # not validated here (nor as it is made, see charts_for): Altair's check against the Vega-Lite schema took
-            # most of the charts' time in every build; tests check every chart of every system against that schema
-            self.spec = self.spec.to_dict(validate=False)
-        self.spec.setdefault("config", {})
-        for key, value in CONFIG.items():
-            merged = {**value, **self.spec["config"].get(key, {})} if isinstance(value, dict) else value
-            self.spec["config"][key] = merged
+    spec: dict[str, Any]  # the Vega-Lite spec, from spec_of
 
     def csv(self) -> str:
         if not self.rows:
@@ -56,24 +60,82 @@ class Chart:
         return dumps_canonical(self.spec)
 
 
-def colour_scale(view: VersionView, field: str = "entrant") -> alt.Color:
+def spec_of(
+    make: Callable[..., Any], rows: list[dict[str, Any]], order: list[str] | None = None, **shape: Any
+) -> dict[str, Any]:
+    """The Vega-Lite spec of make(alt, **shape), an Altair chart that reads its rows by name (alt.Data(name=ROWS)),
+    with these rows as that dataset. make must depend on nothing but its parameters (JSON values), which key the
+    shape it returns; it is called only when no shape is kept under that key. A chart whose rows are sorted (the
+    leaderboard's order, which a run judged again changes) takes the order as make's parameter `order`: make is
+    given a stand-in, which the spec then holds wherever it held the order (a sort), and which is replaced here."""
+    if order is not None:
+        shape["order"] = [ORDER]
+    key = spec_key(make, shape)
+    ASKED.add(key)
+    made = SPECS.get(key)
+    if made is None:
+        made = SPECS[key] = _made(make, shape)
+    spec = made if order is None else _in_order(made, order)
+    return {**spec, "datasets": {**spec.get("datasets", {}), ROWS: rows}}
+
+
+def _in_order(value: Any, order: list[str]) -> Any:
+    """value (a spec) copied, with every stand-in for the order replaced by it."""
+    if isinstance(value, dict):
+        return {k: _in_order(v, order) for k, v in value.items()}
+    if isinstance(value, list):
+        return order if value == [ORDER] else [_in_order(v, order) for v in value]
+    return value
+
+
+def spec_key(make: Callable[..., Any], shape: dict[str, Any]) -> str:
+    """What a shape is made from: the function that makes it, its parameters and Altair's version (the code's own
+    key is the build cache's: it keeps no shape made by other code)."""
+    parts = [_altair_version(), make.__module__, make.__qualname__, shape]
+    return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+@cache
+def _altair_version() -> str:
+    return version("altair")
+
+
+def _made(make: Callable[..., Any], shape: dict[str, Any]) -> dict[str, Any]:
+    import altair as alt  # only here: a build that finds every shape kept never loads it (about 0.3 s)
+
+    # Altair checks each part it is given against the Vega-Lite schema otherwise, and to_dict the whole: that took
+    # most of the charts' time in every build; tests check every chart of every system against that schema instead
+    with alt.utils.schemapi.debug_mode(False):
+        spec = make(alt, **shape).to_dict(validate=False)
+    spec.setdefault("config", {})
+    for key, value in CONFIG.items():
+        merged = {**value, **spec["config"].get(key, {})} if isinstance(value, dict) else value
+        spec["config"][key] = merged
+    return spec
+
+
+def colours(view: VersionView) -> dict[str, list[str]]:
+    """The entrants' colours as a scale's domain (labels, sorted) and range: a shape parameter."""
     labels = {e.id: e.label for e in view.entrants.values()}
     domain = sorted(labels.values())
     by_label = {labels[e]: c for e, c in view.colours.items()}
-    return alt.Color(f"{field}:N", title="Entrant", scale=alt.Scale(domain=domain, range=[by_label[d] for d in domain]))
+    return {"domain": domain, "range": [by_label[d] for d in domain]}
 
 
-def base_chart(rows: list[dict[str, Any]]) -> alt.Chart:
-    return alt.Chart(alt.Data(values=rows)).properties(width=alt.Step(18))
+def colour_scale(alt: Any, colours: dict[str, list[str]], field: str = "entrant") -> Any:
+    return alt.Color(f"{field}:N", title="Entrant", scale=alt.Scale(**colours))
+
+
+def base_chart(alt: Any) -> Any:
+    return alt.Chart(alt.Data(name=ROWS)).properties(width=alt.Step(18))
 
 
 def charts_for(view: VersionView) -> list[Chart]:
     """The charts of a version: the overall scores sorted by rank, then the system's own (systems/<system>/
     charts.py). A system that draws its own overall chart says so with OWN_OVERALL = True."""
     module = system_part(view.bench.system, "charts")
-    with alt.utils.schemapi.debug_mode(False):  # Altair checks each part it is given against the schema otherwise
-        own = module.charts(view)
-        return own if getattr(module, "OWN_OVERALL", False) else [overall_chart(view), *own]
+    own = module.charts(view)
+    return own if getattr(module, "OWN_OVERALL", False) else [overall_chart(view), *own]
 
 
 def display_score(view: VersionView, value: float | None) -> float | None:
@@ -113,13 +175,26 @@ def overall_chart(view: VersionView) -> Chart:
             }
         )
     values = [v for d in data for v in (d["score"], d["interval_low"], d["interval_high"]) if v is not None]
-    bounded = all(0 <= v <= 100 for v in values)
-    y = alt.Y("entrant:N", title=None, sort=row_order(view))
-    x_scale = alt.Scale(domain=[0, 100]) if bounded else alt.Scale(zero=True, nice=True)
     x_title = view.scored.leaderboard.score_label
     level = round(view.stats.params["level"] * 100) if view.stats and "level" in view.stats.params else None
-    base = alt.Chart(alt.Data(values=data)).properties(width=420, height=alt.Step(24))
-    layers = [
+    whiskers = f" with {level}% interval whiskers" if level else ""
+    ranked = view.scored.leaderboard.ranked
+    bounded = all(0 <= v <= 100 for v in values)
+    return Chart(
+        "overall",
+        f"{x_title} by rank" if ranked else f"{x_title}, as listed (not ranked)",
+        f"Dot chart of each leaderboard row's {x_title.lower()}{whiskers}, sorted by rank and labelled with the "
+        "score; rows without a full score are listed with the reason and drawn without a dot, never as zero.",
+        data,
+        spec_of(_overall, data, order=row_order(view), bounded=bounded, x_title=x_title),
+    )
+
+
+def _overall(alt: Any, order: list[str], bounded: bool, x_title: str) -> Any:
+    y = alt.Y("entrant:N", title=None, sort=order)
+    x_scale = alt.Scale(domain=[0, 100]) if bounded else alt.Scale(zero=True, nice=True)
+    base = alt.Chart(alt.Data(name=ROWS)).properties(width=420, height=alt.Step(24))
+    return alt.layer(
         base.transform_filter("datum.interval_low != null")
         .mark_rule(strokeWidth=2, color="#555")
         .encode(y=y, x=alt.X("interval_low:Q", scale=x_scale, title=x_title), x2="interval_high:Q"),
@@ -132,27 +207,21 @@ def overall_chart(view: VersionView) -> Chart:
         base.transform_filter("datum.note != ''")
         .mark_text(align="left", dx=4, color="#555", fontStyle="italic")
         .encode(y=y, x=alt.datum(0, scale=x_scale) if bounded else alt.datum(0), text="note:N"),
-    ]
-    whiskers = f" with {level}% interval whiskers" if level else ""
-    ranked = view.scored.leaderboard.ranked
-    return Chart(
-        "overall",
-        f"{x_title} by rank" if ranked else f"{x_title}, as listed (not ranked)",
-        f"Dot chart of each leaderboard row's {x_title.lower()}{whiskers}, sorted by rank and labelled with the "
-        "score; rows without a full score are listed with the reason and drawn without a dot, never as zero.",
-        data,
-        alt.layer(*layers),
     )
 
 
 def profile_chart(
     view: VersionView, data: list[dict[str, Any]], dimensions: list[str], x_title: str, top: float
-) -> alt.FacetChart:
+) -> dict[str, Any]:
     """Small multiples, one per dimension: each row's value as a dot with its interval whisker, rows in leaderboard
     order and labelled on the left, so no colour has to tell twenty entrants apart. data rows hold entrant,
     dimension, value, complete (a partial mean is drawn hollow), interval_low, interval_high and note (shown where
     value is None: ungraded is not zero)."""
-    y = alt.Y("entrant:N", title=None, sort=row_order(view))
+    return spec_of(_profile, data, order=row_order(view), dimensions=dimensions, x_title=x_title, top=top)
+
+
+def _profile(alt: Any, order: list[str], dimensions: list[str], x_title: str, top: float) -> Any:
+    y = alt.Y("entrant:N", title=None, sort=order)
     x = alt.X("value:Q", title=x_title, scale=alt.Scale(domain=[0, top]))
     base = alt.Chart().properties(width=130, height=alt.Step(22))
     layer = alt.layer(
@@ -168,29 +237,34 @@ def profile_chart(
         base.transform_filter("datum.value == null")
         .mark_text(align="left", dx=2, color="#555", fontStyle="italic")
         .encode(y=y, x=alt.datum(0, scale=alt.Scale(domain=[0, top])), text="note:N"),
-        data=alt.Data(values=data),
+        data=alt.Data(name=ROWS),
     )
     return layer.facet(
         column=alt.Column("dimension:N", sort=dimensions, title=None, header=alt.Header(labelFontSize=12))
     )
 
 
-def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str], top: float) -> alt.LayerChart:
+def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str], top: float) -> dict[str, Any]:
     """A table drawn as a chart: rows in leaderboard order, one column per category, each cell shaded by value and
     labelled with its text (data rows: entrant, column, value, text; a text may be a list of lines), so it reads
-    without a legend at any number of entrants. A cell without a value is grey and says why."""
-    for d in data:
-        d["shade"] = d["value"] if d["value"] is not None else 0  # Vega-Lite drops marks whose colour is null
-    y = alt.Y("entrant:N", title=None, sort=row_order(view))
-    x = alt.X("column:N", title=None, sort=columns, axis=alt.Axis(labelAngle=-30, orient="top"))
+    without a legend at any number of entrants. A cell without a value is grey and says why. Cells are shaded by
+    value as a fraction of top (which may depend on the rows, as a largest count does: the shape does not)."""
+    for d in data:  # Vega-Lite drops marks whose colour is null
+        d["shade"] = round(d["value"] / top, 4) if d["value"] is not None and top else 0
     lines = max((len(d["text"]) for d in data if isinstance(d["text"], list)), default=1)
-    base = alt.Chart(alt.Data(values=data)).properties(width=alt.Step(84), height=alt.Step(16 + 13 * lines))
+    return spec_of(_grid, data, order=row_order(view), columns=columns, lines=lines)
+
+
+def _grid(alt: Any, order: list[str], columns: list[str], lines: int) -> Any:
+    y = alt.Y("entrant:N", title=None, sort=order)
+    x = alt.X("column:N", title=None, sort=columns, axis=alt.Axis(labelAngle=-30, orient="top"))
+    base = alt.Chart(alt.Data(name=ROWS)).properties(width=alt.Step(84), height=alt.Step(16 + 13 * lines))
     cells = base.mark_rect(stroke="#ffffff").encode(
         y=y,
         x=x,
         color=alt.condition(
             "datum.value != null",
-            alt.Color("shade:Q", scale=alt.Scale(domain=[0, top], scheme="blues"), legend=None),
+            alt.Color("shade:Q", scale=alt.Scale(domain=[0, 1], scheme="blues"), legend=None),
             alt.value("#e6e6e6"),
         ),
         tooltip=["entrant:N", "column:N", "text:N"],
@@ -199,6 +273,6 @@ def grid_chart(view: VersionView, data: list[dict[str, Any]], columns: list[str]
         y=y,
         x=x,
         text="text:N",
-        color=alt.condition(f"datum.value > {top * 0.6}", alt.value("#ffffff"), alt.value("#1b1b1b")),
+        color=alt.condition("datum.shade > 0.6", alt.value("#ffffff"), alt.value("#1b1b1b")),
     )
     return alt.layer(cells, labels)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import altair as alt
+from typing import Any
 
 from ...release import VersionView
-from ...site.charts import Chart, base_chart, colour_scale, grid_chart
+from ...site.charts import Chart, base_chart, colour_scale, colours, grid_chart, spec_of
 
 
 def charts(view: VersionView) -> list[Chart]:
@@ -54,25 +54,7 @@ def _rubric_iterations(view: VersionView) -> Chart:
     for r in rows:  # each line is labelled at its end, so colour never has to name the entrant alone
         r["end_label"] = r["entrant"] if last[r["entrant"]] == r["iteration"] else ""
     threshold = view.version.definition.threshold
-    x = alt.X("iteration:O", title="Iteration", axis=alt.Axis(labelAngle=0))
-    y = alt.Y("mean_global_score:Q", title="Mean global score", scale=alt.Scale(domain=[50, 100]))
-    lines = (
-        base_chart(rows)
-        .mark_line(point=True)
-        .encode(
-            x=x, y=y, color=colour_scale(view), tooltip=["entrant:N", "iteration:O", "mean_global_score:Q", "tasks:Q"]
-        )
-    )
-    names = (
-        base_chart(rows)
-        .transform_filter("datum.end_label != ''")
-        .mark_text(align="left", dx=8)
-        .encode(x=x, y=y, text="end_label:N")
-    )
-    marker = alt.Chart(alt.Data(values=[{"threshold": threshold, "text": f"pass threshold {threshold}"}]))
-    rule = marker.mark_rule(strokeDash=[4, 4]).encode(y="threshold:Q")
-    rule_label = marker.mark_text(align="left", x=4, dy=-7).encode(y="threshold:Q", text="text:N")
-    chart = alt.layer(lines, names, rule, rule_label).properties(width=420, height=240)
+    chart = spec_of(_iterations, rows, threshold=threshold, colours=colours(view))
     return Chart(
         "distribution",
         "Global score by iteration",
@@ -81,3 +63,28 @@ def _rubric_iterations(view: VersionView) -> Chart:
         rows,
         chart,
     )
+
+
+def _iterations(alt: Any, threshold: int, colours: dict[str, list[str]]) -> Any:
+    x = alt.X("iteration:O", title="Iteration", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("mean_global_score:Q", title="Mean global score", scale=alt.Scale(domain=[50, 100]))
+    lines = (
+        base_chart(alt)
+        .mark_line(point=True)
+        .encode(
+            x=x,
+            y=y,
+            color=colour_scale(alt, colours),
+            tooltip=["entrant:N", "iteration:O", "mean_global_score:Q", "tasks:Q"],
+        )
+    )
+    names = (
+        base_chart(alt)
+        .transform_filter("datum.end_label != ''")
+        .mark_text(align="left", dx=8)
+        .encode(x=x, y=y, text="end_label:N")
+    )
+    marker = alt.Chart(alt.Data(values=[{"threshold": threshold, "text": f"pass threshold {threshold}"}]))
+    rule = marker.mark_rule(strokeDash=[4, 4]).encode(y="threshold:Q")
+    rule_label = marker.mark_text(align="left", x=4, dy=-7).encode(y="threshold:Q", text="text:N")
+    return alt.layer(lines, names, rule, rule_label).properties(width=420, height=240)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import altair as alt
+from typing import Any
 
 from ...release import VersionView
-from ...site.charts import Chart, colour_scale
+from ...site.charts import ROWS, Chart, colour_scale, colours, spec_of
 
 
 def charts(view: VersionView) -> list[Chart]:
@@ -32,15 +32,7 @@ def charts(view: VersionView) -> list[Chart]:
     if not rows:
         return []
     order = [r["bar"] for r in sorted(rows, key=lambda r: -r["value"])]
-    base = alt.Chart(alt.Data(values=rows))
-    bars = base.mark_bar().encode(
-        y=alt.Y("bar:N", title=None, sort=order),
-        x=alt.X("value:Q", title="Recomputed metric (± stderr)"),
-        color=colour_scale(view),
-        tooltip=["entrant:N", "scorer:N", "metric:N", "value:Q", "samples:Q"],
-    )
-    whiskers = base.mark_rule().encode(y=alt.Y("bar:N", sort=order), x="low:Q", x2="high:Q")
-    chart = alt.layer(bars, whiskers).properties(width=420)
+    chart = spec_of(_metrics, rows, order=order, colours=colours(view))
     return [
         Chart(
             "dimensions",
@@ -51,3 +43,15 @@ def charts(view: VersionView) -> list[Chart]:
             chart,
         )
     ]
+
+
+def _metrics(alt: Any, order: list[str], colours: dict[str, list[str]]) -> Any:
+    base = alt.Chart(alt.Data(name=ROWS))
+    bars = base.mark_bar().encode(
+        y=alt.Y("bar:N", title=None, sort=order),
+        x=alt.X("value:Q", title="Recomputed metric (± stderr)"),
+        color=colour_scale(alt, colours),
+        tooltip=["entrant:N", "scorer:N", "metric:N", "value:Q", "samples:Q"],
+    )
+    whiskers = base.mark_rule().encode(y=alt.Y("bar:N", sort=order), x="low:Q", x2="high:Q")
+    return alt.layer(bars, whiskers).properties(width=420)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import altair as alt
+from typing import Any
 
 from ...release import VersionView
-from ...site.charts import Chart
+from ...site.charts import ROWS, Chart, spec_of
 
 OWN_OVERALL = True  # the win-rate chart below is this system's overall chart (with the source's own errors)
 
@@ -28,14 +28,6 @@ def charts(view: VersionView) -> list[Chart]:
     if not rows:
         return []
     order = [r["entrant"] for r in sorted(rows, key=lambda r: -r["win_rate"])]
-    base = alt.Chart(alt.Data(values=rows))
-    points = base.mark_point(filled=True, size=60).encode(
-        y=alt.Y("entrant:N", title=None, sort=order),
-        x=alt.X("win_rate:Q", title="Win rate against the baseline", scale=alt.Scale(domain=[0, 100])),
-        tooltip=["entrant:N", "win_rate:Q", "judged:Q"],
-    )
-    whiskers = base.mark_rule().encode(y=alt.Y("entrant:N", sort=order), x="low:Q", x2="high:Q")
-    half = alt.Chart(alt.Data(values=[{"x": 50}])).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
     return [
         Chart(
             "dimensions",
@@ -43,6 +35,18 @@ def charts(view: VersionView) -> list[Chart]:
             "Each complete entrant's win rate against the baseline with a whisker of 1.96 standard errors either "
             "side, sorted from highest; the dashed line at 50 is parity with the baseline.",
             rows,
-            alt.layer(points, whiskers, half).properties(width=420),
+            spec_of(_win_rates, rows, order=order),
         )
     ]
+
+
+def _win_rates(alt: Any, order: list[str]) -> Any:
+    base = alt.Chart(alt.Data(name=ROWS))
+    points = base.mark_point(filled=True, size=60).encode(
+        y=alt.Y("entrant:N", title=None, sort=order),
+        x=alt.X("win_rate:Q", title="Win rate against the baseline", scale=alt.Scale(domain=[0, 100])),
+        tooltip=["entrant:N", "win_rate:Q", "judged:Q"],
+    )
+    whiskers = base.mark_rule().encode(y=alt.Y("entrant:N", sort=order), x="low:Q", x2="high:Q")
+    half = alt.Chart(alt.Data(values=[{"x": 50}])).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
+    return alt.layer(points, whiskers, half).properties(width=420)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import altair as alt
+from typing import Any
 
 from ...release import VersionView
-from ...site.charts import Chart, base_chart, grid_chart, row_order
+from ...site.charts import Chart, base_chart, grid_chart, row_order, spec_of
 
 
 def charts(view: VersionView) -> list[Chart]:
@@ -54,11 +54,22 @@ def _pack_outcomes(view: VersionView) -> Chart:
             counts[outcome] = counts.get(outcome, 0) + 1
         for outcome in ("pass", "fail", "needs_review", "ungraded"):
             rows.append({"run": row.label, "outcome": outcome, "cases": counts.get(outcome, 0)})
-    chart = (
-        base_chart(rows)
+    chart = spec_of(_outcomes, rows, order=row_order(view), cases=cases)
+    return Chart(
+        "distribution",
+        "Case outcomes per run",
+        "Stacked bars of pass, fail, needs-review and ungraded cases for each run directory.",
+        rows,
+        chart,
+    )
+
+
+def _outcomes(alt: Any, order: list[str], cases: int) -> Any:
+    return (
+        base_chart(alt)
         .mark_bar()
         .encode(
-            y=alt.Y("run:N", title=None, sort=row_order(view)),
+            y=alt.Y("run:N", title=None, sort=order),
             x=alt.X("cases:Q", title=f"Cases (of {cases})", scale=alt.Scale(domain=[0, cases])),
             color=alt.Color(
                 "outcome:N",
@@ -71,11 +82,4 @@ def _pack_outcomes(view: VersionView) -> Chart:
             tooltip=["run:N", "outcome:N", "cases:Q"],
         )
         .properties(width=480, height=alt.Step(28))
-    )
-    return Chart(
-        "distribution",
-        "Case outcomes per run",
-        "Stacked bars of pass, fail, needs-review and ungraded cases for each run directory.",
-        rows,
-        chart,
     )
