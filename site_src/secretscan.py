@@ -23,6 +23,8 @@ from typing import Any
 
 import re2
 
+from .model import PickledTurns
+
 # Default_Ignorable_Code_Point, from the Unicode Character Database (DerivedCoreProperties.txt, Unicode 15.1).
 DEFAULT_IGNORABLE = (
     (0x00AD, 0x00AD),
@@ -236,6 +238,8 @@ class Scanner:
     ) -> Any:
         if value is None or type(value) in NUMBERS:  # most of what a record holds besides text: nothing to scan
             return value
+        if isinstance(value, PickledTurns):  # a transcript's turns as the build cache keeps them: scanned as a list
+            value = value.turns()
         if isinstance(value, str):
             return self.text(value, file, record, field, blocking)
         if isinstance(value, list):

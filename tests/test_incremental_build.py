@@ -155,6 +155,40 @@ def test_runs_and_their_scores_come_back_from_the_cache_pickle_equal(demo):
     assert tucker and pickle.loads(pickle.dumps(tucker)) == tucker
 
 
+def test_cached_runs_keep_their_turns_pickled_until_a_page_shows_them(runs_copy, tmp_path, demo):
+    """The build cache keeps each transcript's turns pickled on their own (model.PickledTurns): loading a run does
+    not unpickle them, and they stand for their list everywhere: equal to it, indexed, sliced, keyed, written as
+    a download and scanned for secrets as it is."""
+    import pickle
+
+    from site_src.model import PickledTurns, Turn
+    from site_src.secretscan import Scanner
+    from site_src.site.downloads import _plain
+    from site_src.site.page_keys import key_of
+
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 0
+    read = {t.id: t for b in demo.benchmarks for v in b.versions for r in v.runs for t in r.transcripts}
+    loaded = [pickle.loads(f.read_bytes())[0] for f in (tmp_path / ".site.cache/runs").glob("*.pickle")]
+    cached = {t.id: t for run in loaded for t in run.transcripts}
+    assert cached.keys() == read.keys()
+    assert all(type(t.turns) is PickledTurns and t.turns._turns is None for t in cached.values())
+    for tid, t in cached.items():
+        assert t == read[tid] and t.turns == read[tid].turns and read[tid].turns == t.turns
+        assert key_of(t) == key_of(read[tid]) and _plain(t) == _plain(read[tid])
+    many = next(t for t in cached.values() if len(t.turns) > 2)
+    turns = read[many.id].turns
+    shown = (many.turns[-1], many.turns[1:], len(many.turns), list(many.turns))
+    assert shown == (turns[-1], turns[1:], len(turns), turns)
+
+    secret = "ghp_" + "a1B2" * 9  # a GitHub token's shape
+    stored = PickledTurns.of([Turn("user", "hello"), Turn("assistant", f"the token is {secret}")])
+    assert pickle.loads(pickle.dumps(stored)).blob == stored.blob
+    found = Scanner(redact=True)
+    assert found.walk(stored, "runs/x/t.json", None, "turns")[1].content == "the token is [REDACTED: github-token]"
+    assert [(f.field, f.rule) for f in found.findings] == [("turns[1].content", "github-token")]
+
+
 def test_page_keys_are_the_same_in_every_process(tmp_path):
     """Keys are canonical (no set order, no object address): two processes with different hash seeds agree, so a
     rebuild does not render pages for nothing."""

@@ -24,7 +24,7 @@ import os
 import pickle
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from stat import S_ISREG
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import GENERATOR
+from ..model import PickledTurns
 from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in
 from ..readers.project import Prior, unpickle
 
@@ -201,7 +202,10 @@ class BuildCache:
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         path = self._run_file(rel)
-        _write_pickle(path, (run, key, warnings))  # as read: before any scoring, scanning or redaction
+        # as read: before any scoring, scanning or redaction; its transcripts' turns each pickled on their own, to be
+        # unpickled when a page shows them (PickledTurns)
+        kept = replace(run, transcripts=[replace(t, turns=PickledTurns.of(t.turns)) for t in run.transcripts])
+        _write_pickle(path, (kept, key, warnings))
         self.derived_from[path] = (run, {})
 
     def _store_derived(self) -> None:

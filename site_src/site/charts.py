@@ -114,7 +114,7 @@ def _made(make: Callable[..., Any], shape: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def colours(view: VersionView) -> dict[str, list[str]]:
+def entrant_colours(view: VersionView) -> dict[str, list[str]]:
     """The entrants' colours as a scale's domain (labels, sorted) and range: a shape parameter."""
     labels = {e.id: e.label for e in view.entrants.values()}
     domain = sorted(labels.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...release import VersionView
-from ...site.charts import Chart, base_chart, colour_scale, colours, grid_chart, spec_of
+from ...site.charts import Chart, base_chart, colour_scale, entrant_colours, grid_chart, spec_of
 
 
 def charts(view: VersionView) -> list[Chart]:
@@ -54,7 +54,7 @@ def _rubric_iterations(view: VersionView) -> Chart:
     for r in rows:  # each line is labelled at its end, so colour never has to name the entrant alone
         r["end_label"] = r["entrant"] if last[r["entrant"]] == r["iteration"] else ""
     threshold = view.version.definition.threshold
-    chart = spec_of(_iterations, rows, threshold=threshold, colours=colours(view))
+    chart = spec_of(_iterations, rows, threshold=threshold, colours=entrant_colours(view))
     return Chart(
         "distribution",
         "Global score by iteration",

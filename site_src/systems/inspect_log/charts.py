@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...release import VersionView
-from ...site.charts import ROWS, Chart, colour_scale, colours, spec_of
+from ...site.charts import ROWS, Chart, colour_scale, entrant_colours, spec_of
 
 
 def charts(view: VersionView) -> list[Chart]:
@@ -32,7 +32,7 @@ def charts(view: VersionView) -> list[Chart]:
     if not rows:
         return []
     order = [r["bar"] for r in sorted(rows, key=lambda r: -r["value"])]
-    chart = spec_of(_metrics, rows, order=order, colours=colours(view))
+    chart = spec_of(_metrics, rows, order=order, colours=entrant_colours(view))
     return [
         Chart(
             "dimensions",
