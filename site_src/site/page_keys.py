@@ -85,15 +85,16 @@ def _run_facts(run: Any) -> dict[str, Any]:
     return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in NOT_RUN_FACTS}
 
 
-def _record_keys(view: VersionView, run: Any) -> dict[str, tuple[str, str]]:
+def _record_keys(view: VersionView, run: Any) -> dict[str, tuple[str, str, str]]:
     """Transcript id -> (key of the transcript as read, key of that with its recomputed result, its summary and
-    its judgments): each of these is worked out from the run alone (a scorer reads one run's records for a
-    transcript's result). The first is what search indexes of its page; the second what the page shows of it."""
+    its judgments, key of its summary): each of these is worked out from the run alone (a scorer reads one run's
+    records for a transcript's result). The first is what search indexes of its page; the second what the page
+    shows of it; the third what a page of the transcript list shows of it."""
     keys = {}
     for t in run.transcripts:
-        text = key_of(t)
-        shown = key_of(text, view.scored.transcripts.get(t.id), view.summaries[t.id], view.judgments_for(t.id))
-        keys[t.id] = text, shown
+        text, summary = key_of(t), key_of(view.summaries[t.id])
+        shown = key_of(text, view.scored.transcripts.get(t.id), summary, view.judgments_for(t.id))
+        keys[t.id] = text, shown, summary
     return keys
 
 
@@ -118,14 +119,14 @@ def search_keys(release: Release, base: str) -> dict[str, str]:
     return keys
 
 
-def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dict[str, tuple[str, str]]]:
+def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dict[str, tuple[str, str, str]]]:
     """The keys of what every page of a version shows around its content (navigation, the demo banner, the footer),
     of its entrants' labels and colours, of each run's own facts, and each transcript's record keys."""
     version = view.version
     frame = key_of(base, view.bench.id, version.id, version.demo, version.content_hash, bool(view.judge_reports))
     entrants = key_of(view.entrants, view.colours)
     runs = {run_id: key_of(_run_facts(run)) for run_id, run in view.runs.items()}
-    records: dict[str, tuple[str, str]] = {}
+    records: dict[str, tuple[str, str, str]] = {}
     for run in view.runs.values():  # what a transcript's pages show of it, worked out once per run and base
         records |= run.once("record keys", lambda run=run: _record_keys(view, run), depends_on=base)
     return frame, entrants, runs, records
@@ -134,7 +135,7 @@ def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dic
 def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     b, v = view.bench.id, view.version.id
     frame, entrants, runs, both = _shared(view, base)
-    records = {tid: shown for tid, (_, shown) in both.items()}
+    records = {tid: shown for tid, (_, shown, _) in both.items()}
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid], runs[t.run_id], view.neighbours.get(tid))
         for endpoint in ("transcript", "transcript_json"):
@@ -174,5 +175,5 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     shared = key_of(frame, entrants, len(listed), pages, view.once(result_states))
     for n in range(1, pages + 1):
         rows, _ = paginate(listed, n)
-        shown = [(t.id, t.entrant_id, t.item_id, t.run_id, t.attempt, view.summaries[t.id]) for t in rows]
+        shown = [(t.id, t.entrant_id, t.item_id, t.run_id, t.attempt, both[t.id][2]) for t in rows]
         yield page_url("transcripts", {"bench": b, "version": v, "number": n}), key_of(shared, n, shown)
