@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import CONTENT, ROOT, edit_json, edit_jsonl, tree_hash
@@ -216,16 +217,22 @@ def test_a_chart_whose_spec_is_unchanged_is_not_drawn_again(runs_copy, tmp_path,
     assert build(runs_copy, full, "--fresh") == 0
     import site_src.site.drawing as drawing
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("a chart was drawn again")
-
-    monkeypatch.setattr(drawing, "_draw", refuse)
-    monkeypatch.setattr(drawing, "DRAWN", {})  # nothing left over from the builds above in this process
-    import site_src.site.build as b
-
-    monkeypatch.setattr(b, "DRAWN", drawing.DRAWN)
+    _refuse(monkeypatch, drawing, "_draw", "DRAWN", "a chart was drawn again")
     assert build(runs_copy, out) == 0
     assert tree_hash(out) == tree_hash(full)
+
+
+def _refuse(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, memo: str, what: str) -> None:
+    """Make module.name fail the test, and empty module.memo (build.py's too): nothing is left in it from the builds
+    before in this process."""
+    import site_src.site.build as b
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError(what)
+
+    monkeypatch.setattr(module, name, refuse)
+    monkeypatch.setattr(module, memo, {})
+    monkeypatch.setattr(b, memo, getattr(module, memo))
 
 
 def test_a_chart_whose_rows_and_order_change_takes_its_shape_from_the_last_build(runs_copy, tmp_path, monkeypatch):
@@ -244,15 +251,9 @@ def test_a_chart_whose_rows_and_order_change_takes_its_shape_from_the_last_build
                 r["scores"] = {d: 0 for d in r["scores"]}
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     assert build(runs_copy, full, "--fresh") == 0
-    import site_src.site.build as b
     import site_src.site.charts as charts
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("a chart's shape was made again")
-
-    monkeypatch.setattr(charts, "_made", refuse)
-    monkeypatch.setattr(charts, "SPECS", {})  # nothing left over from the builds above in this process
-    monkeypatch.setattr(b, "SPECS", charts.SPECS)
+    _refuse(monkeypatch, charts, "_made", "SPECS", "a chart's shape was made again")
     assert build(runs_copy, out) == 0
     assert tree_hash(out) == tree_hash(full)
     after = json.loads((out / overall).read_text(encoding="utf-8"))["layer"][0]["encoding"]["y"]["sort"]
