@@ -375,23 +375,23 @@ class BuildCache:
     def drawings(self) -> dict[str, str]:
         """The charts the last build drew (drawing key -> SVG; the key covers the spec and vl-convert's version).
         Drawing is the slow part of a chart; a chart whose spec did not change is not drawn again."""
-        if not self.previous:  # --fresh, or no build before
-            return {}
-        try:
-            found = orjson.loads((cache_folder(self.out) / "drawings.json").read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return {}
+        found = self._kept("drawings.json")
         return found if isinstance(found, dict) else {}
 
     def specs(self) -> dict[str, Any]:
         """The chart shapes the last build made (charts.spec_key -> spec without its rows), if it ran the same code:
         a rebuild whose charts changed only in their rows takes them instead of importing Altair to make them."""
-        if not self.previous:
-            return {}
-        try:
-            found = orjson.loads((cache_folder(self.out) / "specs.json").read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return {}
+        found = self._kept("specs.json")
         if not isinstance(found, dict) or found.get("code") != self.code or not isinstance(found.get("specs"), dict):
             return {}
         return found["specs"]
+
+    def _kept(self, name: str) -> Any:
+        """What the last build wrote to a JSON file of the cache folder (see save), or None: with --fresh, when no
+        build was made before, or when the file is missing or unreadable."""
+        if not self.previous:
+            return None
+        try:
+            return orjson.loads((cache_folder(self.out) / name).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return None
