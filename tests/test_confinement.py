@@ -192,10 +192,71 @@ def test_a_secret_in_a_file_name_stays_out_of_the_manifest_and_the_log(runs_copy
 
 
 def test_the_written_manifest_is_scanned(tmp_path):
-    from site_src.site.publish import scan_output
+    """The backstop scans the publish manifest as it is written (never reading it back): a secret in any entry,
+    first, last or between, is found, and named by the manifest's path."""
+    from site_src.site.build import dump_manifest
+    from site_src.site.publish import ScannedWrites
 
-    (tmp_path / "publish-manifest.json").write_text('{"files": {"x": "' + SAMPLES["github-token"] + '"}}')
-    assert [f.rule for f in scan_output(tmp_path, only="publish-manifest.json")] == ["github-token"]
+    token = SAMPLES["github-token"]
+    for where in (0, 500, 999):
+        files = {
+            f"p/{i:04}.html": {"sha256": "0" * 64, "sources": [f"runs/x/{token if i == where else i}.json"]}
+            for i in range(1000)
+        }
+        with (tmp_path / "publish-manifest.json").open("wb") as f:
+            written = ScannedWrites(f, "publish-manifest.json", stretch=4096)
+            dump_manifest(written, sorted(files.items()), {})
+            written.flush()
+        assert [(x.file, x.rule) for x in written.findings] == [("publish-manifest.json", "github-token")]
+        assert token in (tmp_path / "publish-manifest.json").read_text()  # written as it was given, then refused
+
+
+def test_the_manifest_scanned_in_stretches_finds_what_one_scan_of_it_finds():
+    """ScannedWrites cuts the manifest between two entries only; no rule matches across such a cut. Manifests holding
+    a sample of every rule, in paths, sources and entries of every shape, each scanned with a cut after every
+    entry, give the findings of one scan of the whole file."""
+    import io
+
+    from site_src.secretscan import RULES
+    from site_src.site.build import dump_manifest
+    from site_src.site.publish import ScannedWrites, scan_written
+
+    samples = SAMPLES | {
+        "aws-secret-access-key": "aws secret = " + "Planted0/Key+" * 3 + "a",
+        "github-fine-grained-token": "github_pat_" + "Planted0_" * 8,
+        "gitlab-token": "glpat-" + "Planted0_-" * 3,
+        "openrouter-api-key": "sk-or-v1-" + "0123456789abcdef" * 4,
+        "generic-sk-api-key": "sk-" + "Planted0" * 5,
+        "groq-api-key": "gsk_" + "Planted0" * 7,
+        "xai-api-key": "xai-" + "Planted0" * 9,
+        "replicate-token": "r8_" + "Planted0" * 4 + "abcde",
+        "slack-webhook": "https://hooks.slack.com/services/T0PLANTED/B0PLANTED/Planted0key",
+        "discord-bot-token": "M" + "Planted0" * 3 + ".Abc-12." + "Planted0" * 4,
+        "telegram-bot-token": "123456789:AA" + "Planted0_" * 3 + "abcdef",
+        "npm-token": "npm_" + "Planted0" * 4 + "abcd",
+        "pypi-token": "pypi-AgEIcHlwaS5vcmc" + "Planted0_" * 6,
+        "bearer-token": "Authorization: Bearer " + "Planted0." * 3,
+        "secret-assignment": "DB_PASSWORD=" + "Planted0" * 3,
+    }
+    assert set(samples) == set(RULES)
+    for rule, sample in samples.items():
+        for shape in range(4):
+            files = {}
+            for i in range(6):
+                tail = sample if i % 2 == shape % 2 else "ok"
+                files[f"a/{i}-{tail if shape == 2 else i}.html"] = (
+                    {"sha256": "f" * 64, "sources_of_version": f"b/{tail}"}
+                    if shape == 3
+                    else {"sha256": "f" * 64, "sources": [f"runs/{tail}", f"runs/{i}\n{tail}"]}
+                )
+            whole = io.BytesIO()
+            dump_manifest(whole, sorted(files.items()), {"redactions": [{"file": sample}]})
+            cut = ScannedWrites(io.BytesIO(), "m.json", stretch=1)
+            dump_manifest(cut, sorted(files.items()), {"redactions": [{"file": sample}]})
+            cut.flush()
+            assert cut.out.getvalue() == whole.getvalue()
+            assert {f.rule for f in cut.findings} == {f.rule for f in scan_written("m.json", whole.getvalue())}, rule
+            assert rule in {f.rule for f in cut.findings}, rule
 
 
 def test_no_problem_message_prints_a_secret():

@@ -34,7 +34,7 @@ from .app import CARDS_PER_PAGE, create_app
 from .cache import BuildCache, build_date, cache_folder
 from .charts import ASKED, SPECS, charts_for
 from .drawing import DRAWN, draw_all, draw_soon
-from .publish import clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
+from .publish import ScannedWrites, clean_runs, scan_output, scan_release, scan_written, sources_for, version_sources
 from .urls import page_url
 
 
@@ -259,13 +259,13 @@ def write_manifest(
     known: dict[str, str] | None = None,
     shard: dict[str, Any] | None = None,
     kept: dict[str, Any] | None = None,
-) -> dict[str, str]:
+) -> tuple[dict[str, str], list[Finding]]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
     redaction made. known holds the SHA-256 of files whose bytes are known (kept from the last build and checked,
     or hashed by the render workers as they wrote them); any other is read from site. kept holds the last
     manifest's entry of each file kept from the last build: its bytes were checked, and its key covers the records
     it shows, so it names the same sources. A shard's manifest also names the versions it holds, each with the key
-    of the inputs it was built from. Returns each file's SHA-256."""
+    of the inputs it was built from. Returns each file's SHA-256, and what the backstop found in the manifest."""
     known, kept = known or {}, kept or {}
     sums: dict[str, str] = {}
 
@@ -293,11 +293,13 @@ def write_manifest(
         ],
     }
     with open(site / MANIFEST, "wb") as f:
-        dump_manifest(f, entries(), rest)
-    return sums
+        written = ScannedWrites(f, MANIFEST)  # the backstop scans it as it is written
+        dump_manifest(written, entries(), rest)
+        written.flush()
+    return sums, written.findings
 
 
-def dump_manifest(out: BinaryIO, files: Iterable[tuple[str, Any]], rest: dict[str, Any]) -> None:
+def dump_manifest(out: BinaryIO | ScannedWrites, files: Iterable[tuple[str, Any]], rest: dict[str, Any]) -> None:
     """Write {"files": dict(files), **rest} as orjson writes it indented with sorted keys, and a newline, one file's
     entry at a time (files: (site path, entry) in sorted order). The manifest of 10,000 transcripts lists 30,000
     files (11 MB): made whole, its entries, its bytes and the buffer orjson grows them in were the build's peak of
@@ -535,8 +537,7 @@ def _build(
             previous = cache.previous_files if cache and not shards else {}
             kept_entries = {rel: previous[rel] for rel in kept if rel in previous}
             sums = {**known, **rendered_sums}  # any other file (search bundles) is read back and hashed
-            written = write_manifest(tmp, sorted({*new, *kept}), release, findings, sums, shard, kept_entries)
-            leaked = scan_output(tmp, only=MANIFEST)
+            written, leaked = write_manifest(tmp, sorted({*new, *kept}), release, findings, sums, shard, kept_entries)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
             for finding in leaked:
