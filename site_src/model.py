@@ -9,6 +9,7 @@ Three evaluation systems, one vocabulary:
 
 from __future__ import annotations
 
+import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
@@ -86,27 +87,43 @@ class Turn:
     truncated: bool = False  # stopped at the token limit; an empty completion can be truncated too
 
 
-class PickledTurns(Sequence[Turn]):
-    """A transcript's turns as the build cache keeps them: pickled, and unpickled when first used. A rebuild loads
-    every unchanged run from the cache and shows few of their turns (the item pages a run judged again re-renders);
-    their scores, page keys and the like are kept with the run. Unpickling every turn was two thirds of the time to
-    load a run, and the turns as objects take half as much memory again as their pickle. Equal to a list of the
-    same turns."""
+class TurnsFile:
+    """A file of the build cache holding the turns of one run's transcripts, each transcript's pickled on its own,
+    one after another (site/cache.py writes it beside the run it belongs to). Where it lies is set again whenever
+    the run is loaded (readers/project.py: load_run), so a cache folder that was moved still serves."""
 
-    __slots__ = ("blob", "_turns")
+    __slots__ = ("path",)
 
-    def __init__(self, blob: bytes) -> None:
-        self.blob = blob
-        self._turns: list[Turn] | None = None
+    def __init__(self, path: str) -> None:
+        self.path = path
 
-    @classmethod
-    def of(cls, turns: Sequence[Turn]) -> PickledTurns:
-        return turns if isinstance(turns, PickledTurns) else cls(pickle.dumps(list(turns), pickle.HIGHEST_PROTOCOL))
+    def read(self, offset: int, length: int) -> bytes:
+        fd = os.open(self.path, os.O_RDONLY)  # opened for each read (a few microseconds): no descriptor is held
+        try:
+            return os.pread(fd, length, offset)
+        finally:
+            os.close(fd)
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return TurnsFile, (self.path,)
+
+
+class SpilledTurns(Sequence[Turn]):
+    """A transcript's turns as a build keeps them once its run is in the build cache: on disk, in the run's
+    TurnsFile, and read and unpickled each time they are used (about 6 microseconds), never kept. The text of the
+    turns was the largest part of what a build held per transcript (about 3.6 KB of it, as objects); what a page
+    or a score needs of it is read when it is needed. Equal to a list of the same turns."""
+
+    __slots__ = ("file", "offset", "length")
+
+    def __init__(self, file: TurnsFile, offset: int, length: int) -> None:
+        self.file, self.offset, self.length = file, offset, length
+
+    def blob(self) -> bytes:
+        return self.file.read(self.offset, self.length)
 
     def turns(self) -> list[Turn]:
-        if self._turns is None:
-            self._turns = pickle.loads(self.blob)  # noqa: S301 - pickled by this build (see of)
-        return self._turns
+        return pickle.loads(self.blob())  # noqa: S301 - pickled by this build into its own cache folder (site/cache.py)
 
     @overload
     def __getitem__(self, index: int) -> Turn: ...
@@ -129,8 +146,8 @@ class PickledTurns(Sequence[Turn]):
     def __repr__(self) -> str:
         return repr(self.turns())
 
-    def __reduce__(self) -> tuple[type, tuple[bytes]]:
-        return PickledTurns, (self.blob,)
+    def __reduce__(self) -> tuple[type, tuple[TurnsFile, int, int]]:
+        return SpilledTurns, (self.file, self.offset, self.length)
 
 
 @dataclass
@@ -185,7 +202,7 @@ class Transcript:
     status: str  # completed | error | not_run | missing | in_progress
     source_file: str
     source_record: str
-    turns: list[Turn] | PickledTurns = field(default_factory=list)  # PickledTurns when loaded from the build cache
+    turns: list[Turn] | SpilledTurns = field(default_factory=list)  # SpilledTurns once its run is in the build cache
     collected_at: str | None = None
     error: str | None = None
     truncated: bool = False

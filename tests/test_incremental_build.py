@@ -156,38 +156,61 @@ def test_runs_and_their_scores_come_back_from_the_cache_pickle_equal(demo):
     assert tucker and pickle.loads(pickle.dumps(tucker)) == tucker
 
 
-def test_cached_runs_keep_their_turns_pickled_until_a_page_shows_them(runs_copy, tmp_path, demo):
-    """The build cache keeps each transcript's turns pickled on their own (model.PickledTurns): loading a run does
-    not unpickle them, and they stand for their list everywhere: equal to it, indexed, sliced, keyed, written as
-    a download and scanned for secrets as it is."""
-    import pickle
+def test_cached_runs_keep_their_turns_on_disk_and_read_them_where_used(runs_copy, tmp_path, demo):
+    """A run in the build cache keeps its transcripts' turns in a file beside it (model.SpilledTurns), in the build
+    that read it too: they stand for their list everywhere (equal to it, indexed, sliced, keyed, written as a
+    download, scanned for secrets), are found again when the cache folder moved, and a run whose turns file is
+    gone is read again, not loaded."""
+    import shutil
 
-    from site_src.model import PickledTurns, Turn
+    from site_src.model import SpilledTurns, Transcript, Turn, TurnsFile
+    from site_src.readers.project import load_project, load_run
     from site_src.secretscan import Scanner
+    from site_src.site.cache import BuildCache, _spill_turns
     from site_src.site.downloads import _plain
     from site_src.site.page_keys import key_of
 
     out = tmp_path / "site"
-    assert build(runs_copy, out) == 0
+    cache = BuildCache.open(out, CONTENT, [runs_copy], {})
+    fresh = load_project(CONTENT, [runs_copy], run_cache=cache)  # as a build reads: runs stored as read
+    spilled = [t for b in fresh.benchmarks for v in b.versions for r in v.runs for t in r.transcripts]
+    assert spilled and all(type(t.turns) is SpilledTurns for t in spilled)
     read = {t.id: t for b in demo.benchmarks for v in b.versions for r in v.runs for t in r.transcripts}
-    loaded = [pickle.loads(f.read_bytes())[0] for f in (tmp_path / ".site.cache/runs").glob("*.pickle")]
+    assert {t.id: t for t in spilled} == read
+    assert build(runs_copy, out) == 0
+    moved = tmp_path / "moved"
+    shutil.move(tmp_path / ".site.cache/runs", moved)
+    loaded = [load_run(f)[0] for f in moved.glob("*.pickle")]
     cached = {t.id: t for run in loaded for t in run.transcripts}
     assert cached.keys() == read.keys()
-    assert all(type(t.turns) is PickledTurns and t.turns._turns is None for t in cached.values())
     for tid, t in cached.items():
+        assert type(t.turns) is SpilledTurns and t.turns.file.path.startswith(str(moved))
         assert t == read[tid] and t.turns == read[tid].turns and read[tid].turns == t.turns
         assert key_of(t) == key_of(read[tid]) and _plain(t) == _plain(read[tid])
     many = next(t for t in cached.values() if len(t.turns) > 2)
     turns = read[many.id].turns
     shown = (many.turns[-1], many.turns[1:], len(many.turns), list(many.turns))
     assert shown == (turns[-1], turns[1:], len(turns), turns)
+    one = next(moved.glob("*.pickle"))
+    one.with_suffix(".turns").unlink()
+    assert load_run(one) is None
 
     secret = "ghp_" + "a1B2" * 9  # a GitHub token's shape
-    stored = PickledTurns.of([Turn("user", "hello"), Turn("assistant", f"the token is {secret}")])
-    assert pickle.loads(pickle.dumps(stored)).blob == stored.blob
+    holder = [
+        Transcript(
+            f"t{i}", "r", "e", "i", 1, "completed", "runs/x/t.json", "", [Turn("user", "hi"), Turn("assistant", said)]
+        )
+        for i, said in enumerate((f"the token is {secret}", "nothing to see"))
+    ]
+    file = _spill_turns(holder, tmp_path / "x.turns")
+    assert type(file) is TurnsFile and all(type(h.turns) is SpilledTurns for h in holder)
     found = Scanner(redact=True)
-    assert found.walk(stored, "runs/x/t.json", None, "turns")[1].content == "the token is [REDACTED: github-token]"
+    assert found.walk(holder[1].turns, "runs/x/t.json", None, "turns") is holder[1].turns  # clean: stays on disk
+    assert found.walk(holder[0].turns, "runs/x/t.json", None, "turns")[1].content == (
+        "the token is [REDACTED: github-token]"
+    )
     assert [(f.field, f.rule) for f in found.findings] == [("turns[1].content", "github-token")]
+    assert Scanner(redact=False).walk(holder[0].turns, "runs/x/t.json", None, "turns") is holder[0].turns
 
 
 def test_page_keys_are_the_same_in_every_process(tmp_path):
@@ -461,10 +484,10 @@ def test_fresh_uses_nothing_an_earlier_build_kept(runs_copy, tmp_path):
 
     def tamper() -> None:
         for cached in (tmp_path / ".site.cache/runs").glob("*.pickle"):
-            run, key, warnings = pickle.loads(cached.read_bytes())
+            run, key, warnings, turns = pickle.loads(cached.read_bytes())
             if run.id == "demo-pilot-run1":
                 run.entrants[0].label = "Label From The Cache"
-                cached.write_bytes(pickle.dumps((run, key, warnings)))
+                cached.write_bytes(pickle.dumps((run, key, warnings, turns)))
 
     leaderboard = out / "tuckerbench/v1-pilot/index.html"
     tamper()

@@ -53,8 +53,24 @@ class Prior:
 
     def load(self) -> tuple[Run, list[Problem]] | None:
         """The run as read then, and what its reader said (warnings only: a read with errors is not kept)."""
-        found = unpickle(self.path)  # as RunCache.store keeps it: (run, private key, what the reader said)
+        found = load_run(self.path)
         return None if found is None else (found[0], found[2])
+
+
+def load_run(path: Path) -> tuple[Run, PrivateKey | None, list[Problem]] | None:
+    """A run as a run cache keeps it at path (site/cache.py): the run, its private key and what its reader said,
+    with its transcripts' turns in the file beside it (turns_beside). None when either is missing or unreadable."""
+    found = unpickle(path)
+    if not isinstance(found, tuple) or len(found) != 4:
+        return None
+    run, key, said, turns = found
+    turns.path = str(turns_beside(path))  # where it lies now: the cache folder may have moved since
+    return (run, key, said) if os.path.isfile(turns.path) else None
+
+
+def turns_beside(run_file: Path) -> Path:
+    """The file of a cached run's turns (model.TurnsFile)."""
+    return run_file.with_suffix(".turns")
 
 
 def unpickle(path: Path) -> Any:

@@ -24,7 +24,7 @@ import os
 import pickle
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from stat import S_ISREG
@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import GENERATOR
-from ..model import PickledTurns
+from ..model import SpilledTurns, TurnsFile
 from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in
-from ..readers.project import Prior, unpickle
+from ..readers.project import Prior, load_run, turns_beside, unpickle
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
@@ -83,10 +83,30 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
 
 def _write_pickle(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     with tmp.open("wb") as f:
         pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
     tmp.replace(path)
+
+
+def _spill_turns(transcripts: list[Any], path: Path) -> TurnsFile:
+    """Write each transcript's turns into path, pickled one after another, and leave each transcript pointing at its
+    own (model.SpilledTurns). Turns an earlier build spilled (a transcript a reader took from its last read) are
+    copied as they are: that file goes once this build no longer uses it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    file, spilled, offset = TurnsFile(str(path)), [], 0
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with tmp.open("wb") as f:
+        for t in transcripts:
+            turns = t.turns
+            blob = turns.blob() if isinstance(turns, SpilledTurns) else pickle.dumps(turns, pickle.HIGHEST_PROTOCOL)
+            f.write(blob)
+            spilled.append(SpilledTurns(file, offset, len(blob)))
+            offset += len(blob)
+    tmp.replace(path)
+    for t, turns in zip(transcripts, spilled, strict=True):
+        t.turns = turns
+    return file
 
 
 def _derived_file(run_file: Path) -> Path:
@@ -173,7 +193,7 @@ class BuildCache:
     def load(self, rel: str) -> tuple[Any, Any, list[Any]] | None:
         """The run as read by an earlier build, with what that build worked out from it alone (Run.once)."""
         path = self._run_file(rel)
-        found = None if self.fresh else unpickle(path)
+        found = None if self.fresh else load_run(path)
         if found is not None:
             found[0].derived = unpickle(_derived_file(path)) or {}
             self.derived_from[path] = (found[0], dict(found[0].derived))
@@ -198,14 +218,15 @@ class BuildCache:
 
     def has(self, rel: str) -> bool:
         """Whether load(rel) will find the run (the read ahead reads the others in other processes meanwhile)."""
-        return not self.fresh and self._run_file(rel).is_file()
+        path = self._run_file(rel)
+        return not self.fresh and path.is_file() and turns_beside(path).is_file()
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
+        """Keep the run as read (before any scoring, scanning or redaction), for the next build; from now on its
+        transcripts' turns are read from the cache folder when used (model.SpilledTurns), in this build too."""
         path = self._run_file(rel)
-        # as read: before any scoring, scanning or redaction; its transcripts' turns each pickled on their own, to be
-        # unpickled when a page shows them (PickledTurns)
-        kept = replace(run, transcripts=[replace(t, turns=PickledTurns.of(t.turns)) for t in run.transcripts])
-        _write_pickle(path, (kept, key, warnings))
+        turns = _spill_turns(run.transcripts, turns_beside(path))
+        _write_pickle(path, (run, key, warnings, turns))
         self.derived_from[path] = (run, {})
 
     def _store_derived(self) -> None:
@@ -363,7 +384,11 @@ class BuildCache:
         folder = cache_folder(self.out)
         folder.mkdir(exist_ok=True)
         self._store_derived()
-        for old in [*(folder / "runs").glob("*.pickle"), *(folder / "derived").glob("*.pickle")]:
+        for old in [
+            *(folder / "runs").glob("*.pickle"),
+            *(folder / "runs").glob("*.turns"),
+            *(folder / "derived").glob("*.pickle"),
+        ]:
             if old.stem not in self.runs_used:  # runs no longer among the inputs, or changed since
                 old.unlink(missing_ok=True)
         shapes = {"code": self.code, "specs": specs or {}}
