@@ -2,7 +2,7 @@
 
     python scripts/benchmark.py --entrants 20 --repetitions 50     # 6,000 transcripts, 12,000 judgments
 
-    python scripts/benchmark.py --sizes 1000,5000,10000,20000                # time and peak memory by size
+    python scripts/benchmark.py --sizes 1000,5000,10000,20000         # build.py's time and peak memory by size
 
 Printed, each measured in the same run:
 - each phase in one process (read and validate, score, secret scan, render, search index, publish manifest) with
@@ -206,21 +206,28 @@ def app_rendering(release, dest: Path, jobs: int) -> tuple[int, float]:  # noqa:
 
 
 def by_size(entrants: int, sizes: list[int]) -> None:
-    """Peak memory and times at each size, so growth with the number of transcripts can be read off."""
-    print(f"{'transcripts':>11} {'whole build s':>13} {'render s':>9} {'pages/s':>8} {'peak MB':>8}")
+    """build.py --fresh at each size, as a user runs it: its time, its render phase and the build process's peak
+    memory (its render workers, read workers and chart drawer are processes of their own), so growth with the
+    number of transcripts can be read off: the last column is what each thousand transcripts more added."""
+    print(
+        f"{'transcripts':>11} {'whole build s':>13} {'render s':>9} {'pages/s':>8} {'peak MB':>8} "
+        f"{'MB per 1,000 more':>17}"
+    )
+    before: tuple[int, float] | None = None
     for n in sizes:
         repetitions = max(1, round(n / (6 * entrants)))
-        out = subprocess.run(
-            [sys.executable, __file__, "--entrants", str(entrants), "--repetitions", str(repetitions)]
-            + ["--no-comparison", "--no-rebuilds"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        total, peak = re.search(r"total ([\d.]+) s; peak memory (\d+) MB", out).groups()
-        render = re.search(r"render and freeze\s+([\d.]+) s", out).group(1)
-        rate = re.search(r"(\d+) pages/s while freezing", out).group(1)
-        print(f"{6 * entrants * repetitions:>11} {float(total):>13.1f} {float(render):>9.1f} {rate:>8} {peak:>8}")
+        with tempfile.TemporaryDirectory() as tmp:
+            count = synthesise(Path(tmp) / "runs", entrants, repetitions)
+            site = Path(tmp) / "site"
+            cmd = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
+            seconds, peak, totals, _ = timed([*cmd, "--out", str(site), "--fresh"])
+            pages = sum(1 for _ in site.rglob("*.html"))
+        growth = f"{(peak - before[1]) / (count - before[0]) * 1000:17.1f}" if before else f"{'':>17}"
+        print(
+            f"{count:>11} {seconds:>13.1f} {totals['render']:>9.1f} {pages / totals['render']:>8.0f} {peak:>8.0f} "
+            f"{growth}"
+        )
+        before = (count, peak)
 
 
 def timed(cmd: list[str]) -> tuple[float, float, dict[str, float], float]:

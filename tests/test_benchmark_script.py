@@ -31,3 +31,16 @@ def test_the_benchmark_runs_end_to_end_and_checks_its_rebuilds_byte_for_byte():
     assert re.search(r"^  full build .*; CPU [\d.]+ s \(the first\)$", said, re.M)
     assert "after the changes, byte-identical to a full build: yes" in said
     assert re.search(r"^  the app in 2 processes / plain Jinja2 in 2 processes: [\d.]+$", said, re.M)
+
+
+def test_the_benchmark_by_size_runs_build_py_and_prints_the_growth_of_its_memory():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/benchmark.py"), "--entrants", "2", "--sizes", "12,24"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = re.findall(r"^ +(\d+) +([\d.]+) +([\d.]+) +(\d+) +(\d+) *(-?[\d.]+)?$", done.stdout, re.M)
+    assert [r[0] for r in rows] == ["12", "24"], done.stdout
+    assert all(int(r[4]) > 0 for r in rows) and not rows[0][5] and rows[1][5]
