@@ -694,3 +694,23 @@ def test_an_entrants_transcripts_beyond_a_page_continue_on_later_pages_kept_unle
     changed = sorted(url for url in keys if "/entrants/" in url and keys[url] != after[url])
     other = "/tuckerbench/v1-pilot/entrants/e001/"
     assert changed == sorted([entrant, f"{entrant}page/2/", other])
+
+
+def test_the_build_state_written_a_thousand_entries_at_a_time_reads_back_as_the_whole(tmp_path):
+    """state.json is written member by member, its long lists of files and keys a thousand entries at a time
+    (cache._dump_json): it reads back as the document made whole, for members of every length."""
+    import orjson
+
+    from site_src.site.cache import _dump_json
+
+    members = {
+        "format": 2,
+        "none": {},
+        "one": {"a": [1, 2, 3]},
+        "many": {f'p/{i}\u00e9"x': [i, i * 2, str(i)] for i in range(2500)},
+        "thousand": {str(i): i for i in range(1000)},
+    }
+    streamed = {name: iter(value.items()) if name != "format" else value for name, value in members.items()}
+    _dump_json(tmp_path / "state.json", streamed)
+    assert orjson.loads((tmp_path / "state.json").read_bytes()) == members
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]

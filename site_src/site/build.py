@@ -110,9 +110,9 @@ def freeze(
         drawings.update(drawn)
     progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
     while urls:
-        linked = render_urls(app, dest, urls, jobs, progress.update, findings, sums)
         built.update(urls)
-        urls = sorted(u for u in linked - built if in_scope(u))  # linked but not listed: build those too
+        linked = render_urls(app, dest, urls, jobs, progress.update, findings, sums, listed=built)
+        urls = sorted(u for u in linked if in_scope(u))  # linked but not listed: build those too
     progress.close()
     return sorted(built)
 
@@ -130,8 +130,10 @@ def render_urls(
     done: Callable[[int], Any] = lambda n: None,
     findings: list[Finding] | None = None,
     sums: dict[str, str] | None = None,
+    listed: Container[str] = frozenset(),
 ) -> set[str]:
-    """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to.
+    """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to,
+    but for those in listed (the workers leave them out: a site's pages link to nearly every page of it).
     Given a findings list, the written pages are scanned for secrets too (the backstop), and what it finds is added
     to the list; given a sums dict, the SHA-256 of each file written is added to it, by site path."""
     jobs = jobs or os.cpu_count() or 1
@@ -140,7 +142,7 @@ def render_urls(
     jobs = min(jobs, len(chunks))
     linked: set[str] = set()
     global _WORK
-    _WORK = (app, dest, findings is not None, sums is not None)  # inherited by the forked workers
+    _WORK = (app, dest, findings is not None, sums is not None, listed)  # inherited by the forked workers
     findings = [] if findings is None else findings
     sums = {} if sums is None else sums
     collecting = gc.isenabled()
@@ -170,7 +172,7 @@ def render_urls(
 
 
 CHUNK = 100  # pages per task: small enough to balance two workers, large enough to keep the queue cheap
-_WORK: tuple[Any, Path, bool, bool] | None = None
+_WORK: tuple[Any, Path, bool, bool, Container[str]] | None = None
 
 
 def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding], dict[str, str]]:
@@ -178,7 +180,7 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding], dict[s
     (the backstop) and hash it while the bytes are at hand, and return the site-internal links the pages asked
     url_for for."""
     assert _WORK is not None
-    app, dest, scan, hash_them = _WORK
+    app, dest, scan, hash_them, listed = _WORK
     found: list[Finding] = []
     hashed: dict[str, str] = {}
     seen: list[tuple[str, dict[str, Any]]] = []
@@ -204,7 +206,7 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding], dict[s
     app.config["LINK_LOG"] = None
     with app.test_request_context():
         linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
-    return len(urls), linked, found, hashed
+    return len(urls), {url for url in linked if url not in listed}, found, hashed
 
 
 def version_pages(view: VersionView, skip: Container[str] = frozenset()) -> Iterator[tuple[str, dict[str, Any]]]:
