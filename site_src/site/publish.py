@@ -4,6 +4,7 @@ and the provenance of each output file for the publish manifest."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Container
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -78,11 +79,10 @@ def clean_runs(release: Release, findings: list[Finding]) -> set[tuple[str, str,
     }
 
 
-def scan_output(site: Path, skip: set[str] | None = None) -> list[Finding]:
+def scan_output(site: Path, skip: Container[str] = frozenset()) -> list[Finding]:
     """Backstop after rendering: no written text file may match a rule (redaction markers never do). Files in skip
     (site paths) are left out: they are byte for byte files that passed this scan in an earlier build."""
     findings = []
-    skip = skip or set()
     for rel in files_below(site):
         path = site / rel
         if rel not in skip and path.suffix in TEXT_SUFFIXES and path.is_file():
