@@ -206,8 +206,9 @@ def app_rendering(release, dest: Path, jobs: int) -> tuple[int, float]:  # noqa:
 
 
 def by_size(entrants: int, sizes: list[int]) -> None:
-    """build.py --fresh at each size, as a user runs it: its time, its render phase and the build process's peak
-    memory (its render workers, read workers and chart drawer are processes of their own), so growth with the
+    """build.py --fresh at each size, as a user runs it: its time, its render phase and its peak memory (the
+    largest resident size of any one of its processes: the build process, its read and render workers, its chart
+    drawer; see timed), so growth with the
     number of transcripts can be read off: the last column is what each thousand transcripts more added."""
     print(
         f"{'transcripts':>11} {'whole build s':>13} {'render s':>9} {'pages/s':>8} {'peak MB':>8} "
@@ -231,7 +232,8 @@ def by_size(entrants: int, sizes: list[int]) -> None:
 
 
 def timed(cmd: list[str]) -> tuple[float, float, dict[str, float], float]:
-    """Wall seconds and peak resident MB of one command (its own process; its workers are its children), the
+    """Wall seconds and peak resident MB of one command (the largest of its process and every process it waited for,
+    as wait4 reports it: a forked worker counts the pages it shares with the build process too), the
     seconds of each phase the build printed in its totals (none with --quiet), and the CPU seconds (user and
     system) of the command and every process it waited for (its workers, chart drawer and folder listing; not the
     deletion of an old folder it leaves running in the background)."""
@@ -284,7 +286,7 @@ def rebuilds(tmp: Path, repeats: int) -> bool:
     print("build.py, whole build (read, score, scan, render, charts, search index, manifest):")
     print(
         f"  {'full build (mean of the first and the last)':<48} {full:8.2f} s   ({first:.2f} s and {again:.2f} s); "
-        f"peak memory {full_mb:5.0f} MB (main process); CPU {full_cpu:.1f} s (the first)"
+        f"peak memory {full_mb:5.0f} MB (largest process); CPU {full_cpu:.1f} s (the first)"
     )
     print(f"  {'rebuild, nothing changed':<48} {same:8.2f} s   {same / full:6.1%} of the full build")
     for what, timings in (
