@@ -208,8 +208,8 @@ def app_rendering(release, dest: Path, jobs: int) -> tuple[int, float]:  # noqa:
 def by_size(entrants: int, sizes: list[int]) -> None:
     """build.py --fresh at each size, as a user runs it: its time, its render phase and its peak memory (the
     largest resident size of any one of its processes: the build process, its read and render workers, its chart
-    drawer; see timed), so growth with the
-    number of transcripts can be read off: the last column is what each thousand transcripts more added."""
+    drawer; see timed), so growth with the number of transcripts can be read off: the last column is what each
+    thousand transcripts more added."""
     print(
         f"{'transcripts':>11} {'whole build s':>13} {'render s':>9} {'pages/s':>8} {'peak MB':>8} "
         f"{'MB per 1,000 more':>17}"

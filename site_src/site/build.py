@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections import ChainMap
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -259,7 +259,7 @@ def write_manifest(
     listed: list[str],
     release: Release,
     redactions: list[Finding],
-    known: dict[str, str] | None = None,
+    known: Mapping[str, str] | None = None,
     shard: dict[str, Any] | None = None,
     kept: dict[str, Any] | None = None,
 ) -> tuple[dict[str, str], list[Finding]]:
@@ -517,9 +517,10 @@ def _build(
         )
         phases.done("render")
         kept = {file_for(u) for u in urls if u in reuse}  # left as the last build wrote them
+        sums = ChainMap(rendered_sums, known)  # the files whose bytes are known, without a copy of their 30,000 names
         bundle_keys: dict[str, str] = {}
         # any other file in the new folder is scanned here; kept files passed this scan when they were written
-        leaked += scan_output(tmp, skip=ChainMap(rendered_sums, known))  # both, without a set of their 30,000 names
+        leaked += scan_output(tmp, skip=sums)
         phases.done("backstop scan")
         if search and not leaked:
             todo = {
@@ -538,7 +539,7 @@ def _build(
             new = files_below(tmp)
             previous = cache.previous_files if cache and not shards else {}
             kept_entries = {rel: previous[rel] for rel in kept if rel in previous}
-            sums = {**known, **rendered_sums}  # any other file (search bundles) is read back and hashed
+            # any file not in sums (search bundles) is read back and hashed
             written, leaked = write_manifest(tmp, sorted({*new, *kept}), release, findings, sums, shard, kept_entries)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these

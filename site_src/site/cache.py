@@ -24,12 +24,13 @@ import os
 import pickle
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -82,12 +83,19 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
     return out
 
 
-def _write_pickle(path: Path, value: Any) -> None:
+@contextmanager
+def _replacing(path: Path) -> Iterator[BinaryIO]:
+    """A file to write path's new bytes into: a temporary file beside it, which replaces it once written whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     with tmp.open("wb") as f:
-        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        yield f
     tmp.replace(path)
+
+
+def _write_pickle(path: Path, value: Any) -> None:
+    with _replacing(path) as f:
+        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _dump_json(path: Path, data: dict[str, Any]) -> None:
@@ -95,8 +103,7 @@ def _dump_json(path: Path, data: dict[str, Any]) -> None:
     (key, value) pairs is written as an object a thousand pairs at a time, never made whole: state.json lists every
     input file, output file and page key (about 10 MB at 10,000 transcripts), and made whole, its dicts and its
     bytes were the peak of a full build's memory, about 2.4 KB per transcript."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}")
-    with tmp.open("wb") as f:
+    with _replacing(path) as f:
         f.write(b"{")
         for i, (name, value) in enumerate(data.items()):
             f.write(b"%s%s:" % (b"," if i else b"", orjson.dumps(name)))
@@ -110,24 +117,20 @@ def _dump_json(path: Path, data: dict[str, Any]) -> None:
                 count += len(chunk)
             f.write(b"}")
         f.write(b"}")
-    tmp.replace(path)
 
 
 def _spill_turns(transcripts: list[Any], path: Path) -> TurnsFile:
     """Write each transcript's turns into path, pickled one after another, and leave each transcript pointing at its
     own (model.SpilledTurns). Turns an earlier build spilled (a transcript a reader took from its last read) are
     copied as they are: that file goes once this build no longer uses it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     file, spilled, offset = TurnsFile(str(path)), [], 0
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    with tmp.open("wb") as f:
+    with _replacing(path) as f:
         for t in transcripts:
             turns = t.turns
             blob = turns.blob() if isinstance(turns, SpilledTurns) else pickle.dumps(turns, pickle.HIGHEST_PROTOCOL)
             f.write(blob)
             spilled.append(SpilledTurns(file, offset, len(blob)))
             offset += len(blob)
-    tmp.replace(path)
     for t, turns in zip(transcripts, spilled, strict=True):
         t.turns = turns
     return file
@@ -242,8 +245,10 @@ class BuildCache:
 
     def has(self, rel: str) -> bool:
         """Whether load(rel) will find the run (the read ahead reads the others in other processes meanwhile)."""
+        if self.fresh:
+            return False
         path = self._run_file(rel)
-        return not self.fresh and path.is_file() and turns_beside(path).is_file()
+        return path.is_file() and turns_beside(path).is_file()
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         """Keep the run as read (before any scoring, scanning or redaction), for the next build; from now on its
