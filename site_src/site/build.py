@@ -26,7 +26,7 @@ from jinja2 import FileSystemBytecodeCache
 from tqdm import tqdm
 
 from .. import GENERATOR
-from ..outdir import MANIFEST, file_for, files_below, output_problem, swap_in, update_in_place
+from ..outdir import MANIFEST, file_for, files_below, output_problem, site_path, swap_in, update_in_place
 from ..readers.project import Project
 from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
@@ -155,14 +155,14 @@ def render_urls(
             for count, seen, found, hashed in results:
                 linked |= seen
                 findings += found
-                sums |= hashed
+                sums.update((site_path(rel), digest) for rel, digest in hashed.items())  # unshared by the pipe
                 done(count)
         else:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 for count, seen, found, hashed in pool.imap_unordered(_render_chunk, chunks):
                     linked |= seen
                     findings += found
-                    sums |= hashed
+                    sums.update((site_path(rel), digest) for rel, digest in hashed.items())  # unshared by the pipe
                     done(count)
     finally:
         _WORK = None
@@ -261,27 +261,23 @@ def write_manifest(
     redactions: list[Finding],
     known: Mapping[str, str] | None = None,
     shard: dict[str, Any] | None = None,
-    kept: dict[str, Any] | None = None,
 ) -> tuple[dict[str, str], list[Finding]]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
     redaction made. known holds the SHA-256 of files whose bytes are known (kept from the last build and checked,
-    or hashed by the render workers as they wrote them); any other is read from site. kept holds the last
-    manifest's entry of each file kept from the last build: its bytes were checked, and its key covers the records
-    it shows, so it names the same sources. A shard's manifest also names the versions it holds, each with the key
-    of the inputs it was built from. Returns each file's SHA-256, and what the backstop found in the manifest."""
-    known, kept = known or {}, kept or {}
+    or hashed by the render workers as they wrote them); any other is read from site. A file kept from the last
+    build names its sources as a full build would (they take about 2 microseconds a file to work out). A shard's
+    manifest also names the versions it holds, each with the key of the inputs it was built from. Returns each
+    file's SHA-256, and what the backstop found in the manifest."""
+    known = known or {}
     sums: dict[str, str] = {}
 
     def entries() -> Iterator[tuple[str, dict[str, Any]]]:  # made as they are written: none is kept
         for rel in sorted(set(listed)):
-            if rel in kept:
-                entry = kept[rel]
-            else:
-                sources = sources_for(release, rel)
-                entry = {
-                    "sha256": known.get(rel) or hashlib.sha256((site / rel).read_bytes()).hexdigest(),
-                    "sources" if isinstance(sources, list) else "sources_of_version": sources,
-                }
+            sources = sources_for(release, rel)
+            entry = {
+                "sha256": known.get(rel) or hashlib.sha256((site / rel).read_bytes()).hexdigest(),
+                "sources" if isinstance(sources, list) else "sources_of_version": sources,
+            }
             sums[rel] = entry["sha256"]
             yield rel, entry
 
@@ -537,10 +533,8 @@ def _build(
         if not leaked:
             shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
             new = files_below(tmp)
-            previous = cache.previous_files if cache and not shards else {}
-            kept_entries = {rel: previous[rel] for rel in kept if rel in previous}
             # any file not in sums (search bundles) is read back and hashed
-            written, leaked = write_manifest(tmp, sorted({*new, *kept}), release, findings, sums, shard, kept_entries)
+            written, leaked = write_manifest(tmp, sorted({*new, *kept}), release, findings, sums, shard)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
             for finding in leaked:

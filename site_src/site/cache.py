@@ -36,7 +36,7 @@ import orjson
 
 from .. import GENERATOR
 from ..model import SpilledTurns, TurnsFile
-from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in
+from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in, site_path
 from ..readers.project import Prior, load_run, turns_beside, unpickle
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
@@ -204,6 +204,8 @@ class BuildCache:
                 previous = {}
             if not isinstance(previous, dict) or previous.get("format") != STATE_FORMAT:
                 previous = {}
+            if isinstance(previous.get("outputs"), dict):
+                previous["outputs"] = {site_path(rel): stat for rel, stat in previous["outputs"].items()}
         seen = previous.get("inputs", {})
         inputs = _digests(content_dir, "content", seen)
         for root in run_roots:
@@ -328,8 +330,9 @@ class BuildCache:
         return search_keys(release, _hash(self.code, self.options, self.content))
 
     @cached_property
-    def previous_files(self) -> dict[str, Any]:
-        """The previous output's manifest entries (pages and bundles are both checked against it)."""
+    def previous_files(self) -> dict[str, str | None]:
+        """The previous output's files, each with the SHA-256 its manifest lists (pages and bundles are both checked
+        against it)."""
         return listed_in(self.out / MANIFEST) or {}
 
     def _check(self, rels: list[str]) -> bool:
@@ -342,7 +345,7 @@ class BuildCache:
             found = present.get(rel)
             if found is None or rel not in manifest or not S_ISREG(found[0]):  # a link or a folder is no file of ours
                 return False
-            listed, stat = manifest[rel].get("sha256"), list(found[1:])
+            listed, stat = manifest[rel], list(found[1:])
             if recorded.get(rel) == stat:
                 sums[rel], stats[rel] = listed, stat
             else:
@@ -356,11 +359,7 @@ class BuildCache:
     def unchanged(self, digests: dict[str, str]) -> list[str]:
         """The files (site path -> SHA-256 of the new bytes) whose file in the previous output holds those bytes."""
         manifest = self.previous_files
-        return [
-            rel
-            for rel, digest in digests.items()
-            if manifest.get(rel, {}).get("sha256") == digest and self._check([rel])
-        ]
+        return [rel for rel, digest in digests.items() if manifest.get(rel) == digest and self._check([rel])]
 
     def reusable(self, keys: dict[str, str]) -> set[str]:
         """The URLs whose file in the previous output holds exactly the bytes this build would write for them."""
