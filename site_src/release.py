@@ -11,6 +11,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
@@ -122,7 +123,11 @@ class Release:
     demo: bool
 
     def view(self, bench_id: str, version_id: str) -> VersionView | None:
-        return next((v for v in self.views if v.key == (bench_id, version_id)), None)
+        return self._by_key.get((bench_id, version_id))
+
+    @cached_property
+    def _by_key(self) -> dict[tuple[str, str], VersionView]:  # the manifest looks up a view for each of 30,000 files
+        return {v.key: v for v in reversed(self.views)}  # the first of a key wins, as a search in order would
 
     def latest(self, bench_id: str) -> VersionView | None:
         """A benchmark's newest version with runs, by natural order of version ids (0.10.0 after 0.9.0)."""

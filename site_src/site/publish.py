@@ -143,9 +143,9 @@ def sources_for(release: Release, rel: str) -> list[str] | str:
         t = view.transcripts.get(tid)
         if t is None:
             return []
-        out = {t.source_file}
-        out |= {j.source_file for j in view.judgments_for(tid)}
-        out |= {it.output_file for it in t.iterations} | {it.grading_file for it in t.iterations if it.grading_file}
+        out = {t.source_file, *(j.source_file for j in view.judgments_for(tid))}
+        for it in t.iterations:
+            out.update((it.output_file, it.grading_file) if it.grading_file else (it.output_file,))
         return sorted(out)
     return f"{parts[0]}/{parts[1]}"
 
