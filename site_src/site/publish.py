@@ -102,9 +102,9 @@ class ScannedWrites:
     """A binary file whose bytes the backstop scans as they are written, a stretch of about `stretch` bytes at a
     time, cut only between two writes: the file is never read back. The publish manifest is 11 MB at 10,000
     transcripts; read back and scanned whole (its bytes, its text and the copies the scan makes of it) it was the
-    build's peak of memory, about 4 KB per transcript. Its writer writes one file's entry at a time, so every cut
-    falls after an entry's closing brace and before the comma and line break of the next: no rule matches across
-    those (a test cuts manifests holding a sample of every rule at every entry and compares with one scan)."""
+    build's peak of memory, about 4 KB per transcript. Its writer writes whole entries (a thousand at a time), so
+    every cut falls after an entry's closing brace and before the comma and line break of the next: no rule matches
+    across those (a test cuts manifests holding a sample of every rule at every entry and compares with one scan)."""
 
     def __init__(self, out: BinaryIO, rel: str, stretch: int = 1 << 20) -> None:
         self.out, self.rel, self.stretch = out, rel, stretch
