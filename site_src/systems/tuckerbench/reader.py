@@ -218,7 +218,8 @@ def _read_judgments(
     public: list[str] = []
     scenarios = {i.id: i for i in version.items}
     judge_ids = {j.id for j in run.judges}
-    valid_targets = {t.id for t in run.transcripts}
+    # the transcript's own id is the judgment's target: one string for both (20,000 judgments at 10,000 transcripts)
+    valid_targets = {t.id: t.id for t in run.transcripts}
     seen: set[tuple[str, str]] = set()
     for f in files:
         m = _JUDGMENTS.match(f)
@@ -245,7 +246,7 @@ def _read_judgments(
             seen.add((judge, tid))
             kind = scenarios[rec["scenario_id"]].kind
             if _scores_ok(rec, d, kind, jrel, record, problems):
-                run.judgments.append(_judgment(rec, judge, tid, jrel, record))
+                run.judgments.append(_judgment(rec, judge, valid_targets[tid], jrel, record))
     return public
 
 
