@@ -24,6 +24,7 @@ from .systems import system_part
 # Okabe–Ito: colour-blind-safe; an entrant keeps its colour on every page and chart of a version.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 PAGE_SIZE = 100  # rows per page of long tables
+Nearby = tuple[str | None, str | None, str | None, str | None]  # see VersionView.neighbours
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,9 @@ class VersionView:
     judge_reports: list[Any] = field(default_factory=list)  # (run id, JudgeReport) for TuckerBench
     judgments_by_target: dict[str, list[Any]] = field(default_factory=dict)  # transcript id -> its judgments
     diagnostics: dict[str, Diagnostics] = field(default_factory=dict)  # entrant id -> length, profanity, usage…
-    # transcript id -> {"entrant": (previous, next), "item": (previous, next)}: the ids next to it in the entrant's
-    # list and on the item's page, None at either end
-    neighbours: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
+    # transcript id -> (previous, next) in its entrant's list, then (previous, next) on its item's pages: the ids
+    # next to it, None at either end. One flat tuple each: as a dict of pairs it was 0.3 KB a transcript
+    neighbours: dict[str, Nearby] = field(default_factory=dict)
     item_order: dict[str, list[Transcript]] = field(default_factory=dict)  # item id -> responses as its pages show them
     # what the site derives from the view (charts, item analysis), worked out once per process by once(): workers
     # forked to render pages inherit what was worked out before the fork
@@ -161,14 +162,15 @@ def _item_order(transcripts: list[Transcript], entrants: dict[str, Entrant]) -> 
     return [*first.values(), *(t for t in ordered if first[t.entrant_id] is not t)]
 
 
-def _neighbours(groups: dict[str, dict[str, list[Transcript]]]) -> dict[str, dict[str, tuple[str | None, str | None]]]:
-    out: dict[str, dict[str, tuple[str | None, str | None]]] = defaultdict(dict)
-    for kind, lists in groups.items():
+def _neighbours(by_entrant: dict[str, list[Transcript]], by_item: dict[str, list[Transcript]]) -> dict[str, Nearby]:
+    near: dict[str, list[str | None]] = {}
+    for offset, lists in ((0, by_entrant), (2, by_item)):
         for seq in lists.values():
             ids = [t.id for t in seq]
             for i, tid in enumerate(ids):
-                out[tid][kind] = (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None)
-    return dict(out)
+                slots = near.setdefault(tid, [None] * 4)
+                slots[offset : offset + 2] = ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None
+    return {tid: tuple(slots) for tid, slots in near.items()}  # type: ignore[misc]
 
 
 def build_release(project: Project) -> Release:
@@ -224,7 +226,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
         judge_reports=reports(version, scored.transcripts) if reports and wanted else [],
         judgments_by_target=dict(judgments_by_target),
         diagnostics=diagnostics,
-        neighbours=_neighbours({"entrant": by_entrant, "item": item_order}),
+        neighbours=_neighbours(by_entrant, item_order),
         item_order=item_order,
     )
 
