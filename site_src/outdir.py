@@ -35,9 +35,10 @@ MAX_UNLISTED_SHOWN = 5
 
 
 def site_path(rel: str) -> str:
-    """The one string object that stands for a site path in this process. A rebuild keys half a dozen maps by the
-    paths of the 30,000 files of a 10,000-transcript site (the last manifest, the recorded stats, the listing, the
-    digests known and written); each made its own copy of every path (about 130 bytes each) until they shared one."""
+    """The one string object that stands for a site path (or a page's URL) in this process. A rebuild keys half a
+    dozen maps by the paths of the 30,000 files of a 10,000-transcript site (the last manifest, the recorded stats,
+    the listing, the digests known and written, the page keys); each made its own copy of every path (about 130
+    bytes each) until they shared one."""
     return sys.intern(rel)
 
 

@@ -102,7 +102,7 @@ def freeze(
         for view in chosen:
             yield from version_pages(view, built)
 
-    urls = [u for u in dict.fromkeys(freezer.all_urls()) if in_scope(u) and u not in built]
+    urls = [site_path(u) for u in dict.fromkeys(freezer.all_urls()) if in_scope(u) and u not in built]
     # every chart is drawn once, before the workers fork: they find it drawn. Drawings an earlier build made of the
     # same specs are used as they are; on return, drawings holds this build's.
     DRAWN.update(drawings or {})

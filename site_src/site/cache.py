@@ -204,8 +204,9 @@ class BuildCache:
                 previous = {}
             if not isinstance(previous, dict) or previous.get("format") != STATE_FORMAT:
                 previous = {}
-            if isinstance(previous.get("outputs"), dict):
-                previous["outputs"] = {site_path(rel): stat for rel, stat in previous["outputs"].items()}
+            for paths in ("outputs", "pages"):  # site paths and URLs: one string each with this build's
+                if isinstance(previous.get(paths), dict):
+                    previous[paths] = {site_path(rel): value for rel, value in previous[paths].items()}
         seen = previous.get("inputs", {})
         inputs = _digests(content_dir, "content", seen)
         for root in run_roots:
