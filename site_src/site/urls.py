@@ -9,15 +9,16 @@ from ..outdir import site_path
 
 
 def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
+    """The site-absolute URL the app's route makes from (endpoint, values) for a transcript page or download, an
+    item page, a page of the transcript list or a page of an entrant; None for any other page. Page keys are recorded by
+    these URLs, and a rebuild leaves a page whose key is unchanged out of the pages Frozen-Flask lists (see
+    build.freeze)."""
     url = _page_url(endpoint, values)
     return url and site_path(url)  # one string with the URLs Frozen-Flask lists (build.freeze) and those recorded
 
 
 def _page_url(endpoint: str, values: dict[str, Any]) -> str | None:
-    """The site-absolute URL the app's route makes from (endpoint, values) for a transcript page or download, an
-    item page, a page of the transcript list or a page of an entrant; None for any other page. Page keys are recorded by
-    these URLs, and a rebuild leaves a page whose key is unchanged out of the pages Frozen-Flask lists (see
-    build.freeze)."""
+    """The URL as the app's routes make it; page_url makes it the one string for it."""
     b, v = values["bench"], values["version"]
     if endpoint == "transcript":
         return f"/{b}/{v}/t/{values['tid']}/"
