@@ -58,7 +58,11 @@ def score_transcript(
     judgments: dict[tuple[str, str], Judgment],
     entrant: Entrant,
     d: TuckerDefinition,
+    shared: dict[tuple[Any, ...], Any] | None = None,
 ) -> TranscriptScore:
+    """One transcript's score. Given shared, its judges' states and same-family judges are the very dict and list of
+    every other transcript's with the same ones (nearly all are alike): they are never changed once made."""
+    shared = {} if shared is None else shared
     by_judge: dict[str, float | None] = {}
     state: dict[str, str] = {}
     per_dim: dict[str, list[float]] = defaultdict(list)
@@ -74,6 +78,8 @@ def score_transcript(
                 per_dim[dim].append(value)
     usable = t.status == "completed" and all(s == "ok" for s in state.values())
     same = [j.id for j in judges if j.family and entrant.family and j.family == entrant.family]
+    state = shared.setdefault(("state", *state.items()), state)
+    same = shared.setdefault(("same", *same), same)
     return TranscriptScore(
         kind=kind,
         status=t.status,
@@ -93,8 +99,9 @@ def score_run(run: Run, kinds: dict[str, str], d: TuckerDefinition) -> dict[str,
     are identifiers and states, which the secret scan never rewrites (a secret in one stops the build)."""
     judgments = {(j.judge_id, j.target_id): j for j in run.judgments}
     by_id = {e.id: e for e in run.entrants}
+    shared: dict[tuple[Any, ...], Any] = {}  # about 0.2 KB a transcript less, at 10,000 transcripts
     return {
-        t.id: score_transcript(t, kinds[t.item_id], run.judges, judgments, by_id[t.entrant_id], d)
+        t.id: score_transcript(t, kinds[t.item_id], run.judges, judgments, by_id[t.entrant_id], d, shared)
         for t in run.transcripts
     }
 
