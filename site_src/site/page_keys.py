@@ -57,6 +57,8 @@ def _plain(value: Any) -> Any:
         return [kind.__name__, [_pairs(getattr(value, name)) for name in names]]
     if isinstance(value, SpilledTurns):  # written as the list it stands for: the key is the same either way
         return value.turns()
+    if isinstance(value, bytes):  # a record key (_record_keys): written as its hex, as key_of returns a key
+        return value.hex()
     if isinstance(value, set | frozenset):
         return sorted(value, key=repr)
     if isinstance(value, Fraction):
@@ -78,22 +80,27 @@ _CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHR
 
 
 def key_of(*parts: Any) -> str:
-    return hashlib.sha256(orjson.dumps(parts, default=_plain, option=_CANONICAL)).hexdigest()
+    return _digest_of(*parts).hex()
+
+
+def _digest_of(*parts: Any) -> bytes:
+    return hashlib.sha256(orjson.dumps(parts, default=_plain, option=_CANONICAL)).digest()
 
 
 def _run_facts(run: Any) -> dict[str, Any]:
     return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in NOT_RUN_FACTS}
 
 
-def _record_keys(view: VersionView, run: Any) -> dict[str, tuple[str, str, str]]:
+def _record_keys(view: VersionView, run: Any) -> dict[str, tuple[bytes, bytes, bytes]]:
     """Transcript id -> (key of the transcript as read, key of that with its recomputed result, its summary and
     its judgments, key of its summary): each of these is worked out from the run alone (a scorer reads one run's
     records for a transcript's result). The first is what search indexes of its page; the second what the page
-    shows of it; the third what a page of the transcript list shows of it."""
+    shows of it; the third what a page of the transcript list shows of it. Each is kept as its 32 bytes, not their
+    hex (0.14 KB a transcript less), and is written into a key as its hex: the keys are the same either way."""
     keys = {}
     for t in run.transcripts:
-        text, summary = key_of(t), key_of(view.summaries[t.id])
-        shown = key_of(text, view.scored.transcripts.get(t.id), summary, view.judgments_for(t.id))
+        text, summary = _digest_of(t), _digest_of(view.summaries[t.id])
+        shown = _digest_of(text, view.scored.transcripts.get(t.id), summary, view.judgments_for(t.id))
         keys[t.id] = text, shown, summary
     return keys
 
@@ -119,14 +126,14 @@ def search_keys(release: Release, base: str) -> dict[str, str]:
     return keys
 
 
-def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dict[str, tuple[str, str, str]]]:
+def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dict[str, tuple[bytes, bytes, bytes]]]:
     """The keys of what every page of a version shows around its content (navigation, the demo banner, the footer),
     of its entrants' labels and colours, of each run's own facts, and each transcript's record keys."""
     version = view.version
     frame = key_of(base, view.bench.id, version.id, version.demo, version.content_hash, bool(view.judge_reports))
     entrants = key_of(view.entrants, view.colours)
     runs = {run_id: key_of(_run_facts(run)) for run_id, run in view.runs.items()}
-    records: dict[str, tuple[str, str, str]] = {}
+    records: dict[str, tuple[bytes, bytes, bytes]] = {}
     for run in view.runs.values():  # what a transcript's pages show of it, worked out once per run and base
         records |= run.once("record keys", lambda run=run: _record_keys(view, run), depends_on=base)
     return frame, entrants, runs, records
