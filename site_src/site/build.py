@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections import ChainMap
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, MutableMapping
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -260,27 +260,25 @@ def write_manifest(
     listed: list[str],
     release: Release,
     redactions: list[Finding],
-    known: Mapping[str, str] | None = None,
+    known: MutableMapping[str, str] | None = None,
     shard: dict[str, Any] | None = None,
-) -> tuple[dict[str, str], list[Finding]]:
+) -> list[Finding]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
     redaction made. known holds the SHA-256 of files whose bytes are known (kept from the last build and checked,
-    or hashed by the render workers as they wrote them); any other is read from site. A file kept from the last
+    or hashed by the render workers as they wrote them); any other is read from site, and its SHA-256 is added to
+    known (so known then holds every listed file's, without a dict made of them all). A file kept from the last
     build names its sources as a full build would (they take about 2 microseconds a file to work out). A shard's
-    manifest also names the versions it holds, each with the key of the inputs it was built from. Returns each
-    file's SHA-256, and what the backstop found in the manifest."""
-    known = known or {}
-    sums: dict[str, str] = {}
+    manifest also names the versions it holds, each with the key of the inputs it was built from. Returns what the
+    backstop found in the manifest."""
+    known = {} if known is None else known
 
     def entries() -> Iterator[tuple[str, dict[str, Any]]]:  # made as they are written: none is kept
         for rel in sorted(set(listed)):
             sources = sources_for(release, rel)
-            entry = {
-                "sha256": known.get(rel) or hashlib.sha256((site / rel).read_bytes()).hexdigest(),
-                "sources" if isinstance(sources, list) else "sources_of_version": sources,
-            }
-            sums[rel] = entry["sha256"]
-            yield rel, entry
+            digest = known.get(rel)
+            if digest is None:
+                digest = known[rel] = hashlib.sha256((site / rel).read_bytes()).hexdigest()
+            yield rel, {"sha256": digest, "sources" if isinstance(sources, list) else "sources_of_version": sources}
 
     rest = {
         "generator": GENERATOR,
@@ -296,7 +294,7 @@ def write_manifest(
         written = ScannedWrites(f, MANIFEST)  # the backstop scans it as it is written
         dump_manifest(written, entries(), rest)
         written.flush()
-    return sums, written.findings
+    return written.findings
 
 
 def dump_manifest(out: BinaryIO | ScannedWrites, files: Iterable[tuple[str, Any]], rest: dict[str, Any]) -> None:
@@ -536,8 +534,9 @@ def _build(
         if not leaked:
             shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
             new = files_below(tmp)
-            # any file not in sums (search bundles) is read back and hashed
-            written, leaked = write_manifest(tmp, sorted({*new, *kept}), release, findings, sums, shard)
+            # any file not in sums (search bundles) is read back and hashed, and its digest added to sums
+            listed = sorted({*new, *kept})
+            leaked = write_manifest(tmp, listed, release, findings, sums, shard)
             phases.done("manifest")
         if leaked:  # a backstop: the release scan should have caught these
             for finding in leaked:
@@ -548,7 +547,7 @@ def _build(
         if cache and in_place_pays(len(kept), len(new)):
             # most files are kept: move the new ones into the output, over the old (undone if cut short); a file
             # rendered again with the very bytes of the old one stays as it is
-            same = cache.unchanged({rel: written[rel] for rel in new})
+            same = cache.unchanged({rel: sums[rel] for rel in new})
             kept.update(same)
             gone = [rel for rel in cache.previous_files if rel not in kept and rel not in new]
             update_in_place(tmp, out, [*(rel for rel in new if rel not in same), MANIFEST], gone, last=MANIFEST)
@@ -557,7 +556,7 @@ def _build(
             swap_in(tmp, out)
         if cache:
             specs = {key: SPECS[key] for key in sorted(ASKED)}
-            cache.save(keys, bundle_keys, release, clean_runs(release, findings), [*written, MANIFEST], drawings, specs)
+            cache.save(keys, bundle_keys, release, clean_runs(release, findings), [*listed, MANIFEST], drawings, specs)
         phases.done("put in place")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
