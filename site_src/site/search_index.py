@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pagefind_bin import get_executable
 
+from ..outdir import site_path
 from ..release import Release
 
 # the reader's search page loads Pagefind's engine and index only; its ready-made interfaces are not published
@@ -40,7 +41,7 @@ def bundles(release: Release) -> dict[str, list[str]]:
     for view in release.views:
         b, v = view.bench.id, view.version.id
         for tid, t in view.transcripts.items():
-            out.setdefault(bundle_dir(b, v, t.run_id), []).append(f"{b}/{v}/t/{tid}/index.html")
+            out.setdefault(bundle_dir(b, v, t.run_id), []).append(site_path(f"{b}/{v}/t/{tid}/index.html"))
     return {name: sorted(pages) for name, pages in sorted(out.items())}
 
 
