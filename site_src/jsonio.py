@@ -12,8 +12,9 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +243,17 @@ def dumps_canonical(value: Any) -> str:
         return orjson.dumps(value, default=str, option=_CANONICAL).decode() + "\n"
     except orjson.JSONEncodeError:
         return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2, default=_plain) + "\n"
+
+
+def object_pieces(pairs: Iterable[tuple[str, Any]], option: int = 0, size: int = 1000) -> Iterator[bytes]:
+    """The members of the JSON object dict(pairs) as orjson writes that object with option, `size` pairs at a time
+    and without the object's braces (indented, a piece begins with its line break and leaves out the last one):
+    joined by commas between the braces, they are that object's text. A writer of a large object (the build state,
+    the publish manifest) holds one piece at a time, never the object or all its bytes."""
+    pairs = iter(pairs)
+    while chunk := dict(islice(pairs, size)):
+        text = orjson.dumps(chunk, option=option)
+        yield text[1:-2] if text.endswith(b"\n}") else text[1:-1]
 
 
 def _plain(value: Any) -> Any:

@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections import ChainMap
 from collections.abc import Callable, Container, Iterable, Iterator, MutableMapping
-from itertools import islice
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -27,6 +27,7 @@ from jinja2 import FileSystemBytecodeCache
 from tqdm import tqdm
 
 from .. import GENERATOR
+from ..jsonio import object_pieces
 from ..outdir import MANIFEST, file_for, files_below, output_problem, site_path, swap_in, update_in_place
 from ..readers.project import Project
 from ..release import Release, VersionView, build_release, paginate
@@ -151,20 +152,14 @@ def render_urls(
     gc.freeze()  # the release is read-only from here: keep the collector from touching (and so copying) it
     gc.enable()  # rendering makes and drops objects page after page: collected, in each worker, as usual
     try:
-        if jobs == 1:
-            results: Iterator[tuple[int, set[str], list[Finding], dict[str, str]]] = map(_render_chunk, chunks)
+        # one job renders here, in this process; more, in a pool of forked workers
+        with multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else nullcontext() as pool:
+            results = pool.imap_unordered(_render_chunk, chunks) if pool else map(_render_chunk, chunks)
             for count, seen, found, hashed in results:
                 linked |= seen
                 findings += found
                 sums.update((site_path(rel), digest) for rel, digest in hashed.items())  # unshared by the pipe
                 done(count)
-        else:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                for count, seen, found, hashed in pool.imap_unordered(_render_chunk, chunks):
-                    linked |= seen
-                    findings += found
-                    sums.update((site_path(rel), digest) for rel, digest in hashed.items())  # unshared by the pipe
-                    done(count)
     finally:
         _WORK = None
         gc.unfreeze()
@@ -306,12 +301,9 @@ def dump_manifest(out: BinaryIO | ScannedWrites, files: Iterable[tuple[str, Any]
     option = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     assert all(key > "files" for key in rest)
     out.write(b'{\n  "files": {')
-    entries, count = iter(files), 0
-    while chunk := dict(islice(entries, 1000)):
-        # b'{\n  "a": {...},\n  "b": ...\n}' one level deeper, without its braces: b'\n    "a": {...},\n    "b": ...'
-        text = orjson.dumps(chunk, option=option)[1:-2].replace(b"\n", b"\n  ")
-        out.write((b"," if count else b"") + text)
-        count += len(chunk)
+    count = 0
+    for count, piece in enumerate(object_pieces(files, option), 1):
+        out.write((b"," if count > 1 else b"") + piece.replace(b"\n", b"\n  "))  # one level deeper, under "files"
     tail = orjson.dumps(rest, option=option)  # b'{' and the other keys, or b'{}' when there are none
     out.write((b"\n  }" if count else b"}") + (b"," + tail[1:] if rest else b"\n}") + b"\n")
 

@@ -27,7 +27,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import islice
 from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from .. import GENERATOR
+from ..jsonio import object_pieces
 from ..model import SpilledTurns, TurnsFile
 from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in, site_path
 from ..readers.project import Prior, load_run, turns_beside, unpickle
@@ -111,10 +111,8 @@ def _dump_json(path: Path, data: dict[str, Any]) -> None:
                 f.write(orjson.dumps(value))
                 continue
             f.write(b"{")
-            count = 0
-            while chunk := dict(islice(value, 1000)):
-                f.write((b"," if count else b"") + orjson.dumps(chunk)[1:-1])
-                count += len(chunk)
+            for n, piece in enumerate(object_pieces(value)):
+                f.write((b"," if n else b"") + piece)
             f.write(b"}")
         f.write(b"}")
 

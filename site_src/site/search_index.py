@@ -16,8 +16,9 @@ from pathlib import Path
 
 from pagefind_bin import get_executable
 
-from ..outdir import site_path
+from ..outdir import file_for
 from ..release import Release
+from .urls import page_url
 
 # the reader's search page loads Pagefind's engine and index only; its ready-made interfaces are not published
 UNUSED = (
@@ -41,7 +42,8 @@ def bundles(release: Release) -> dict[str, list[str]]:
     for view in release.views:
         b, v = view.bench.id, view.version.id
         for tid, t in view.transcripts.items():
-            out.setdefault(bundle_dir(b, v, t.run_id), []).append(site_path(f"{b}/{v}/t/{tid}/index.html"))
+            page = file_for(page_url("transcript", {"bench": b, "version": v, "tid": tid}))
+            out.setdefault(bundle_dir(b, v, t.run_id), []).append(page)
     return {name: sorted(pages) for name, pages in sorted(out.items())}
 
 
