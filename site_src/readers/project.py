@@ -35,6 +35,8 @@ class RunCache(Protocol):
 
     def store(self, rel: str, run: Run, key: PrivateKey | None, warnings: list[Problem]) -> None: ...
 
+    def adopt(self, rel: str, run: Run) -> None: ...
+
     def has(self, rel: str) -> bool: ...
 
     def prior(self, rel: str) -> Prior | None: ...
@@ -155,6 +157,7 @@ class _Outcome:
     key: PrivateKey | None = None
     files: list[str] = field(default_factory=list)
     said: list[Problem] | None = None  # what its reader said, when it was read in this build (not from the cache)
+    stored: bool = False  # stored in the run cache by the worker process that read it
 
 
 def _read_dir(
@@ -244,8 +247,8 @@ class _ReadAhead:
         self.results: Iterator[_Outcome] = iter(())
         jobs = min(os.cpu_count() or 1, len(todo))
         if cache and jobs and (jobs > 1 or len(todo) < len(found)):  # two cores busy, or one read beside the loads
-            global _BENCHMARKS
-            _BENCHMARKS = benchmarks  # inherited by the forked workers
+            global _BENCHMARKS, _CACHE
+            _BENCHMARKS, _CACHE = benchmarks, cache  # inherited by the forked workers
             self.pool = multiprocessing.get_context("fork").Pool(jobs)
             # in order: outcome() takes them as found. Each prior read is looked up here, for the runs read ahead only:
             # a run read in this process looks its own up (_read_dir)
@@ -263,22 +266,37 @@ class _ReadAhead:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        global _BENCHMARKS
-        _BENCHMARKS = None
+        global _BENCHMARKS, _CACHE
+        _BENCHMARKS, _CACHE = None, None
         if self.pool is not None:
             self.pool.terminate()  # every result was taken, or the build is failing: nothing to wait for
             self.pool.join()
 
 
 _BENCHMARKS: dict[str, Benchmark] | None = None
+_CACHE: RunCache | None = None
 
 
 def _read_ahead(job: tuple[Path, str, Path, Prior | None]) -> _Outcome:
     """In a worker: read one run directory (never from the cache: the build only sends those it does not hold),
-    with what an earlier build read from it, if there is that."""
-    assert _BENCHMARKS is not None
+    with what an earlier build read from it, if there is that, and store it in the cache here. So its transcripts'
+    turns are written to disk where they were read, and go to the build as where they lie: the build never holds
+    them. Unpickled there, they were a third of what a full build's memory grew by per transcript, as objects it
+    made and dropped between the ones it kept."""
+    assert _BENCHMARKS is not None and _CACHE is not None
     run_dir, rel, root, prior = job
-    return _read_dir(run_dir, rel, root, _BENCHMARKS, None, prior)
+    outcome = _read_dir(run_dir, rel, root, _BENCHMARKS, None, prior)
+    outcome.stored = _keep(outcome, _CACHE)
+    return outcome
+
+
+def _keep(outcome: _Outcome, cache: RunCache) -> bool:
+    """Store a run read in this build in the cache, unless its reader found an error; whether it was stored."""
+    said = outcome.said
+    if outcome.run is None or said is None or any(p.severity == "error" for p in said):
+        return False
+    cache.store(outcome.rel, outcome.run, outcome.key, said)
+    return True
 
 
 def _add_run(outcome: _Outcome, project: Project) -> None:
@@ -289,9 +307,10 @@ def _add_run(outcome: _Outcome, project: Project) -> None:
     run = outcome.run
     if run is None:
         return
-    said = outcome.said
-    if said is not None and project.run_cache and not any(p.severity == "error" for p in said):
-        project.run_cache.store(outcome.rel, run, outcome.key, said)
+    if outcome.stored and project.run_cache:  # by the worker that read it
+        project.run_cache.adopt(outcome.rel, run)
+    elif project.run_cache:
+        _keep(outcome, project.run_cache)
     bench = project.benchmark(outcome.bench_id)
     version = next(v for v in bench.versions if v.id == run.version_id)
     if any(r.id == run.id for r in version.runs):

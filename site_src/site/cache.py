@@ -259,6 +259,10 @@ class BuildCache:
         _write_pickle(path, (run, key, warnings, turns))
         self.derived_from[path] = (run, {})
 
+    def adopt(self, rel: str, run: Any) -> None:
+        """Take a run another process read and stored (store), as stored: what is worked out from it is kept too."""
+        self.derived_from[self._run_file(rel)] = (run, {})
+
     def _store_derived(self) -> None:
         """Keep what this build worked out from each run alone, beside the run, for the next build (see load)."""
         for path, (run, loaded) in self.derived_from.items():
