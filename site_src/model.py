@@ -88,9 +88,10 @@ class Turn:
 
 
 class TurnsFile:
-    """A file of the build cache holding the turns of one run's transcripts, each transcript's pickled on its own,
-    one after another (site/cache.py writes it beside the run it belongs to). Where it lies is set again whenever
-    the run is loaded (readers/project.py: load_run), so a cache folder that was moved still serves."""
+    """A file of the build cache holding one run's records that stay on disk: each transcript's turns, pickled on its
+    own, one after another, then the run's judgments (site/cache.py writes it beside the run it belongs to). Where
+    it lies is set again whenever the run is loaded (readers/project.py: load_run), so a cache folder that was moved
+    still serves."""
 
     __slots__ = ("path",)
 
@@ -108,11 +109,12 @@ class TurnsFile:
         return TurnsFile, (self.path,)
 
 
-class SpilledTurns(Sequence[Turn]):
-    """A transcript's turns as a build keeps them once its run is in the build cache: on disk, in the run's
-    TurnsFile, and read and unpickled each time they are used (about 6 microseconds), never kept. The text of the
-    turns was the largest part of what a build held per transcript (about 3.6 KB of it, as objects); what a page
-    or a score needs of it is read when it is needed. Equal to a list of the same turns."""
+class SpilledList(Sequence[T]):
+    """A list a build keeps on disk once its run is in the build cache (a transcript's turns, a run's judgments): in
+    the run's TurnsFile, read and unpickled each time it is used (about 6 microseconds for a transcript's turns),
+    never kept. The text of the turns was the largest part of what a build held per transcript (about 3.6 KB of it,
+    as objects), and a run's judgments the largest part of the rest; what a page or a score needs of them is read
+    when it is needed. Equal to a list of the same items."""
 
     __slots__ = ("file", "offset", "length")
 
@@ -122,32 +124,32 @@ class SpilledTurns(Sequence[Turn]):
     def blob(self) -> bytes:
         return self.file.read(self.offset, self.length)
 
-    def turns(self) -> list[Turn]:
+    def load(self) -> list[T]:
         return pickle.loads(self.blob())  # noqa: S301 - pickled by this build into its own cache folder (site/cache.py)
 
     @overload
-    def __getitem__(self, index: int) -> Turn: ...
+    def __getitem__(self, index: int) -> T: ...
     @overload
-    def __getitem__(self, index: slice) -> list[Turn]: ...
-    def __getitem__(self, index: int | slice) -> Turn | list[Turn]:
-        return self.turns()[index]
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        return self.load()[index]
 
     def __len__(self) -> int:
-        return len(self.turns())
+        return len(self.load())
 
-    def __iter__(self) -> Iterator[Turn]:
-        return iter(self.turns())
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.load())
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and not isinstance(other, str) and self.turns() == list(other)
+        return isinstance(other, Sequence) and not isinstance(other, str) and self.load() == list(other)
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return repr(self.turns())
+        return repr(self.load())
 
     def __reduce__(self) -> tuple[type, tuple[TurnsFile, int, int]]:
-        return SpilledTurns, (self.file, self.offset, self.length)
+        return SpilledList, (self.file, self.offset, self.length)
 
 
 @dataclass
@@ -202,7 +204,7 @@ class Transcript:
     status: str  # completed | error | not_run | missing | in_progress
     source_file: str
     source_record: str
-    turns: list[Turn] | SpilledTurns = field(default_factory=list)  # SpilledTurns once its run is in the build cache
+    turns: list[Turn] | SpilledList[Turn] = field(default_factory=list)  # SpilledList once its run is cached
     collected_at: str | None = None
     error: str | None = None
     truncated: bool = False
@@ -261,7 +263,7 @@ class Run:
     entrants: list[Entrant] = field(default_factory=list)
     transcripts: list[Transcript] = field(default_factory=list)
     judges: list[Judge] = field(default_factory=list)
-    judgments: list[Judgment] = field(default_factory=list)
+    judgments: list[Judgment] | SpilledList[Judgment] = field(default_factory=list)  # SpilledList once cached
     calibration: list[Judgment] = field(default_factory=list)
     human_pairs: list[HumanPair] = field(default_factory=list)
     stored_scores: dict[str, Any] = field(default_factory=dict)  # aggregates the run itself recorded

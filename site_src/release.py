@@ -17,7 +17,7 @@ from typing import Any
 from .model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript
 from .readers.project import Project
 from .results import Cell, Row, Scored, Summary
-from .scoring.diagnostics import Diagnostics, run_diagnostics
+from .scoring.diagnostics import Diagnostics, judgments_by_target, run_diagnostics
 from .scoring.dispatch import score_version
 from .systems import system_part
 
@@ -25,6 +25,7 @@ from .systems import system_part
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 PAGE_SIZE = 100  # rows per page of long tables
 Nearby = tuple[str | None, str | None, str | None, str | None]  # see VersionView.neighbours
+RUNS_GROUPED = 4  # runs whose judgments VersionView.judgments_for keeps grouped by transcript
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,6 @@ class VersionView:
     by_entrant: dict[str, list[Transcript]] = field(default_factory=dict)
     summaries: dict[str, Summary] = field(default_factory=dict)
     judge_reports: list[Any] = field(default_factory=list)  # (run id, JudgeReport) for TuckerBench
-    judgments_by_target: dict[str, list[Any]] = field(default_factory=dict)  # transcript id -> its judgments
     diagnostics: dict[str, Diagnostics] = field(default_factory=dict)  # entrant id -> length, profanity, usage…
     # transcript id -> (previous, next) in its entrant's list, then (previous, next) on its item's pages: the ids
     # next to it, None at either end. One flat tuple each: as a dict of pairs it was 0.3 KB a transcript
@@ -110,7 +110,22 @@ class VersionView:
         return self.item_order.get(item_id, [])
 
     def judgments_for(self, transcript_id: str) -> list[Any]:
-        return self.judgments_by_target.get(transcript_id, [])
+        """The judgments of one transcript, in its run's order. A run's judgments stay on disk once the run is in the
+        build cache (model.SpilledList): they are grouped by transcript for the last few runs asked about only, and
+        pages, keys and the manifest ask about one run's transcripts after another."""
+        t = self.transcripts.get(transcript_id)
+        if t is None:
+            return []
+        run = self.runs[t.run_id]
+        recent: dict[tuple[str, int], dict[str, list[Any]]] = self.derived.setdefault(judgments_by_target, {})
+        key = (run.id, id(run.judgments))  # a redacted run's judgments are a new list: grouped anew
+        grouped = recent.pop(key, None)
+        if grouped is None:
+            grouped = judgments_by_target(run)
+            if len(recent) >= RUNS_GROUPED:
+                del recent[next(iter(recent))]  # the least recently asked about
+        recent[key] = grouped  # last: the most recently asked about
+        return grouped.get(transcript_id, [])
 
     def coverage_text(self) -> str:
         complete = sum(r.complete for r in self.rows)
@@ -191,15 +206,12 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     entrants: dict[str, Entrant] = {}
     transcripts: dict[str, Transcript] = {}
     summaries: dict[str, Summary] = {}
-    judgments_by_target: dict[str, list[Any]] = defaultdict(list)
     by_item: dict[str, list[Transcript]] = defaultdict(list)
     by_entrant: dict[str, list[Transcript]] = defaultdict(list)
     for run in version.runs:
         runs[run.id] = run
         for e in run.entrants:
             entrants.setdefault(e.id, e)
-        for j in run.judgments:
-            judgments_by_target[j.target_id].append(j)
         for t in run.transcripts:
             transcripts[t.id] = t
             by_item[t.item_id].append(t)
@@ -210,7 +222,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
     lexicon = getattr(version.definition, "profanity_lexicon", [])
     patterns = getattr(version.definition, "refusal_patterns", [])
-    per_run = [run_diagnostics(run, judgments_by_target, lexicon, patterns) for run in version.runs]
+    per_run = [run_diagnostics(run, lexicon, patterns) for run in version.runs]
     diagnostics = {e: sum((d[e] for d in per_run if e in d), Diagnostics()) for e in entrants}
     return VersionView(
         bench,
@@ -224,7 +236,6 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
         by_entrant=dict(by_entrant),
         summaries=summaries,
         judge_reports=reports(version, scored.transcripts) if reports and wanted else [],
-        judgments_by_target=dict(judgments_by_target),
         diagnostics=diagnostics,
         neighbours=_neighbours(by_entrant, item_order),
         item_order=item_order,

@@ -23,7 +23,7 @@ from typing import Any
 
 import re2
 
-from .model import SpilledTurns
+from .model import SpilledList
 
 # Default_Ignorable_Code_Point, from the Unicode Character Database (DerivedCoreProperties.txt, Unicode 15.1).
 DEFAULT_IGNORABLE = (
@@ -238,9 +238,9 @@ class Scanner:
     ) -> Any:
         if value is None or type(value) in NUMBERS:  # most of what a record holds besides text: nothing to scan
             return value
-        if isinstance(value, SpilledTurns):  # a transcript's turns kept on disk: scanned as a list, kept on disk
+        if isinstance(value, SpilledList):  # a transcript's turns kept on disk: scanned as a list, kept on disk
             before = len(self.findings)  # unless something in them was redacted
-            turns = self.walk(value.turns(), file, record, field, blocking=blocking)
+            turns = self.walk(value.load(), file, record, field, blocking=blocking)
             return value if len(self.findings) == before or not self.redact or blocking else turns
         if isinstance(value, str):
             return self.text(value, file, record, field, blocking)

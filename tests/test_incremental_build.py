@@ -156,17 +156,17 @@ def test_runs_and_their_scores_come_back_from_the_cache_pickle_equal(demo):
     assert tucker and pickle.loads(pickle.dumps(tucker)) == tucker
 
 
-def test_cached_runs_keep_their_turns_on_disk_and_read_them_where_used(runs_copy, tmp_path, demo):
-    """A run in the build cache keeps its transcripts' turns in a file beside it (model.SpilledTurns), in the build
-    that read it too: they stand for their list everywhere (equal to it, indexed, sliced, keyed, written as a
-    download, scanned for secrets), are found again when the cache folder moved, and a run whose turns file is
-    gone is read again, not loaded."""
+def test_cached_runs_keep_their_turns_and_judgments_on_disk_and_read_them_where_used(runs_copy, tmp_path, demo):
+    """A run in the build cache keeps its transcripts' turns and its judgments in a file beside it
+    (model.SpilledList), in the build that read it too: they stand for their lists everywhere (equal to them,
+    indexed, sliced, keyed, written as a download, scanned for secrets), are found again when the cache folder
+    moved, and a run whose turns file is gone is read again, not loaded."""
     import shutil
 
-    from site_src.model import SpilledTurns, Transcript, Turn, TurnsFile
+    from site_src.model import Judgment, Run, SpilledList, Transcript, Turn, TurnsFile
     from site_src.readers.project import load_project, load_run
     from site_src.secretscan import Scanner
-    from site_src.site.cache import BuildCache, _spill_turns
+    from site_src.site.cache import BuildCache, _spill
     from site_src.site.downloads import _plain
     from site_src.site.page_keys import key_of
 
@@ -174,17 +174,22 @@ def test_cached_runs_keep_their_turns_on_disk_and_read_them_where_used(runs_copy
     cache = BuildCache.open(out, CONTENT, [runs_copy], {})
     fresh = load_project(CONTENT, [runs_copy], run_cache=cache)  # as a build reads: runs stored as read
     spilled = [t for b in fresh.benchmarks for v in b.versions for r in v.runs for t in r.transcripts]
-    assert spilled and all(type(t.turns) is SpilledTurns for t in spilled)
+    assert spilled and all(type(t.turns) is SpilledList for t in spilled)
     read = {t.id: t for b in demo.benchmarks for v in b.versions for r in v.runs for t in r.transcripts}
     assert {t.id: t for t in spilled} == read
+    runs = {r.path: r for b in fresh.benchmarks for v in b.versions for r in v.runs}
+    judged = {r.path: r.judgments for b in demo.benchmarks for v in b.versions for r in v.runs}
+    assert all(type(r.judgments) is SpilledList for r in runs.values()) and any(judged.values())
+    assert {path: list(r.judgments) for path, r in runs.items()} == judged
     assert build(runs_copy, out) == 0
     moved = tmp_path / "moved"
     shutil.move(tmp_path / ".site.cache/runs", moved)
     loaded = [load_run(f)[0] for f in moved.glob("*.pickle")]
     cached = {t.id: t for run in loaded for t in run.transcripts}
     assert cached.keys() == read.keys()
+    assert {r.path: r.judgments for r in loaded} == judged and all(type(r.judgments) is SpilledList for r in loaded)
     for tid, t in cached.items():
-        assert type(t.turns) is SpilledTurns and t.turns.file.path.startswith(str(moved))
+        assert type(t.turns) is SpilledList and t.turns.file.path.startswith(str(moved))
         assert t == read[tid] and t.turns == read[tid].turns and read[tid].turns == t.turns
         assert key_of(t) == key_of(read[tid]) and _plain(t) == _plain(read[tid])
     many = next(t for t in cached.values() if len(t.turns) > 2)
@@ -202,8 +207,13 @@ def test_cached_runs_keep_their_turns_on_disk_and_read_them_where_used(runs_copy
         )
         for i, said in enumerate((f"the token is {secret}", "nothing to see"))
     ]
-    file = _spill_turns(holder, tmp_path / "x.turns")
-    assert type(file) is TurnsFile and all(type(h.turns) is SpilledTurns for h in holder)
+    judgment = Judgment("j", "t0", "ok", {"d": 1}, f"it quoted {secret}", "runs/x/j.jsonl", "line 1")
+    run = Run("r", "b", "v", "runs/x", "f", True, "", {}, transcripts=holder, judgments=[judgment])
+    file = _spill(run, tmp_path / "x.turns")
+    assert type(file) is TurnsFile and all(type(h.turns) is SpilledList for h in holder)
+    assert type(run.judgments) is SpilledList and run.judgments == [judgment] and run.judgments[0] == judgment
+    redacted = Scanner(redact=True).walk(run.judgments, "runs/x/j.jsonl", None, "judgments")
+    assert [j.rationale for j in redacted] == ["it quoted [REDACTED: github-token]"]
     found = Scanner(redact=True)
     assert found.walk(holder[1].turns, "runs/x/t.json", None, "turns") is holder[1].turns  # clean: stays on disk
     assert found.walk(holder[0].turns, "runs/x/t.json", None, "turns")[1].content == (

@@ -74,9 +74,7 @@ def is_refusal(text: str, patterns: list[str]) -> bool:
     return any(p in lowered for p in patterns)
 
 
-def run_diagnostics(
-    run: Run, judgments_by_target: dict[str, list[Judgment]], lexicon: list[str], refusal_patterns: list[str]
-) -> dict[str, Diagnostics]:
+def run_diagnostics(run: Run, lexicon: list[str], refusal_patterns: list[str]) -> dict[str, Diagnostics]:
     """Entrant id -> the diagnostics of its transcripts in this run and of their judgments (a judgment targets a
     transcript of its own run), worked out once per run (Run.once): a rebuild diagnoses only the runs that changed,
     and adds up each entrant's runs."""
@@ -85,12 +83,21 @@ def run_diagnostics(
         mine: dict[str, list[Transcript]] = {}
         for t in run.transcripts:
             mine.setdefault(t.entrant_id, []).append(t)
+        judged = judgments_by_target(run)
         return {
-            e: diagnose(ts, [j for t in ts for j in judgments_by_target.get(t.id, [])], lexicon, refusal_patterns)
+            e: diagnose(ts, [j for t in ts for j in judged.get(t.id, [])], lexicon, refusal_patterns)
             for e, ts in mine.items()
         }
 
     return run.once("diagnostics", compute)
+
+
+def judgments_by_target(run: Run) -> dict[str, list[Judgment]]:
+    """Transcript id -> the run's judgments of it, in the run's order."""
+    out: dict[str, list[Judgment]] = {}
+    for j in run.judgments:
+        out.setdefault(j.target_id, []).append(j)
+    return out
 
 
 def diagnose(

@@ -35,7 +35,7 @@ import orjson
 
 from .. import GENERATOR
 from ..jsonio import object_pieces
-from ..model import SpilledTurns, TurnsFile
+from ..model import SpilledList, TurnsFile
 from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in, site_path
 from ..readers.project import Prior, load_run, turns_beside, unpickle
 
@@ -117,20 +117,22 @@ def _dump_json(path: Path, data: dict[str, Any]) -> None:
         f.write(b"}")
 
 
-def _spill_turns(transcripts: list[Any], path: Path) -> TurnsFile:
-    """Write each transcript's turns into path, pickled one after another, and leave each transcript pointing at its
-    own (model.SpilledTurns). Turns an earlier build spilled (a transcript a reader took from its last read) are
-    copied as they are: that file goes once this build no longer uses it."""
-    file, spilled, offset = TurnsFile(str(path)), [], 0
+def _spill(run: Any, path: Path) -> TurnsFile:
+    """Write each transcript's turns into path, pickled one after another, then the run's judgments, and leave each
+    pointing at its own (model.SpilledList). What an earlier build spilled (a transcript a reader took from its last
+    read) is copied as it is: that file goes once this build no longer uses it."""
+    file, offset = TurnsFile(str(path)), 0
+    lists = [*(t.turns for t in run.transcripts), run.judgments]
+    spilled = []
     with _replacing(path) as f:
-        for t in transcripts:
-            turns = t.turns
-            blob = turns.blob() if isinstance(turns, SpilledTurns) else pickle.dumps(turns, pickle.HIGHEST_PROTOCOL)
+        for items in lists:
+            blob = items.blob() if isinstance(items, SpilledList) else pickle.dumps(items, pickle.HIGHEST_PROTOCOL)
             f.write(blob)
-            spilled.append(SpilledTurns(file, offset, len(blob)))
+            spilled.append(SpilledList(file, offset, len(blob)))
             offset += len(blob)
-    for t, turns in zip(transcripts, spilled, strict=True):
+    for t, turns in zip(run.transcripts, spilled[:-1], strict=True):
         t.turns = turns
+    run.judgments = spilled[-1]
     return file
 
 
@@ -253,9 +255,10 @@ class BuildCache:
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         """Keep the run as read (before any scoring, scanning or redaction), for the next build; from now on its
-        transcripts' turns are read from the cache folder when used (model.SpilledTurns), in this build too."""
+        transcripts' turns and its judgments are read from the cache folder when used (model.SpilledList), in this
+        build too."""
         path = self._run_file(rel)
-        turns = _spill_turns(run.transcripts, turns_beside(path))
+        turns = _spill(run, turns_beside(path))
         _write_pickle(path, (run, key, warnings, turns))
         self.derived_from[path] = (run, {})
 

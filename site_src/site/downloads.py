@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import GENERATOR
 from ..jsonio import dumps_canonical
-from ..model import SpilledTurns
+from ..model import SpilledList
 from ..release import Release, VersionView
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -160,7 +160,7 @@ def _plain(value: Any) -> Any:
         return value
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | SpilledTurns):
+    if isinstance(value, list | tuple | SpilledList):
         return [_plain(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}

@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from ..model import SpilledTurns
+from ..model import SpilledList
 from ..outdir import file_for
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, item_analysis, item_entrants, result_states
@@ -55,8 +55,8 @@ def _plain(value: Any) -> Any:
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
     if names is not None:
         return [kind.__name__, [_pairs(getattr(value, name)) for name in names]]
-    if isinstance(value, SpilledTurns):  # written as the list it stands for: the key is the same either way
-        return value.turns()
+    if isinstance(value, SpilledList):  # written as the list it stands for: the key is the same either way
+        return value.load()
     if isinstance(value, bytes):  # a record key (_record_keys): written as its hex, as key_of returns a key
         return value.hex()
     if isinstance(value, set | frozenset):

@@ -226,7 +226,7 @@ def run_report(
     d: TuckerDefinition = version.definition
     tokens: dict[str, dict[str, int]] = defaultdict(lambda: {"input_tokens": 0, "output_tokens": 0})
     failures = {j.id: [0, 0] for j in run.judges}
-    for j in run.judgments + run.calibration:
+    for j in [*run.judgments, *run.calibration]:
         failures[j.judge_id][1] += 1
         failures[j.judge_id][0] += j.parse_status != "ok"
         for k in ("input_tokens", "output_tokens"):
