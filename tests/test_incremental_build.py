@@ -722,3 +722,33 @@ def test_the_build_state_written_a_thousand_entries_at_a_time_reads_back_as_the_
     _dump_json(tmp_path / "state.json", streamed)
     assert orjson.loads((tmp_path / "state.json").read_bytes()) == members
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_a_transcripts_judgments_are_found_whichever_order_pages_ask_for_them(runs_copy, tmp_path, demo):
+    """A cached run's judgments stay on disk; VersionView.judgments_for groups them by transcript for the last few
+    runs asked about only. Asked about every transcript in a shuffled order, it gives each one's judgments as a
+    release read without a cache holds them (every judgment of its run that targets it, in the run's order), and
+    never keeps more runs grouped than it says."""
+    import random
+
+    from site_src.readers.project import load_project
+    from site_src.release import RUNS_GROUPED, build_release
+    from site_src.scoring.diagnostics import judgments_by_target
+    from site_src.site.cache import BuildCache
+
+    cache = BuildCache.open(tmp_path / "site", CONTENT, [runs_copy], {})
+    spilled = build_release(load_project(CONTENT, [runs_copy], run_cache=cache))
+    expected = {
+        (f"{b.id}/{v.id}", tid): js for b in demo.benchmarks for v in b.versions for r in v.runs
+        for tid, js in judgments_by_target(r).items()
+    }  # fmt: skip
+    asked = [(view, tid) for view in spilled.views for tid in view.transcripts]
+    random.Random(4).shuffle(asked)
+    judged = 0
+    for view, tid in asked:
+        found = view.judgments_for(tid)
+        assert found == expected.get((view.folder, tid), []), tid
+        assert all(j.target_id == tid for j in found)
+        judged += bool(found)
+        assert len(view.derived[judgments_by_target]) <= RUNS_GROUPED
+    assert judged > 0 and spilled.views[0].judgments_for("no such transcript") == []
