@@ -25,7 +25,7 @@ from .systems import system_part
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 PAGE_SIZE = 100  # rows per page of long tables
 Nearby = tuple[str | None, str | None, str | None, str | None]  # see VersionView.neighbours
-RUNS_GROUPED = 4  # runs whose judgments VersionView.judgments_for keeps grouped by transcript
+RUNS_GROUPED = 2  # runs whose judgments VersionView.judgments_for keeps grouped by transcript
 
 
 @dataclass(frozen=True)
