@@ -238,7 +238,7 @@ class Scanner:
     ) -> Any:
         if value is None or type(value) in NUMBERS:  # most of what a record holds besides text: nothing to scan
             return value
-        if isinstance(value, SpilledList):  # a transcript's turns kept on disk: scanned as a list, kept on disk
+        if isinstance(value, SpilledList):  # turns or judgments kept on disk: scanned as a list, kept on disk
             before = len(self.findings)  # unless something in them was redacted
             turns = self.walk(value.load(), file, record, field, blocking=blocking)
             return value if len(self.findings) == before or not self.redact or blocking else turns
