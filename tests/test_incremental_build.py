@@ -752,3 +752,22 @@ def test_a_transcripts_judgments_are_found_whichever_order_pages_ask_for_them(ru
         judged += bool(found)
         assert len(view.derived[judgments_by_target]) <= RUNS_GROUPED
     assert judged > 0 and spilled.views[0].judgments_for("no such transcript") == []
+
+
+def test_a_secret_in_a_judgment_kept_on_disk_is_redacted_on_its_pages_in_every_build(runs_copy, tmp_path):
+    """With --redact-secrets, a secret in a judgment's rationale is replaced by its marker on the transcript's page
+    and in its download, although the run's judgments stay on disk as read: in the build that reads the run and in
+    the rebuild that loads it from the cache (a run with a finding is scanned again)."""
+    token = "ghp_" + "P1anted" * 5 + "x"  # a GitHub token's shape
+    edit_jsonl(
+        runs_copy / "tuckerbench/demo-pilot-run1/judgments/judge-k.jsonl",
+        1,
+        lambda r: r.update(rationale=f"the reply pasted {token} in its second turn"),
+    )
+    page = tmp_path / "site/tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
+    download = tmp_path / "site/tuckerbench/v1-pilot/data/t/demo-pilot-run1--alpha--s1-code-review--r1.json"
+    for extra in ((), ("--base-path", "/sub/")):  # the second build loads the run from the cache
+        assert build(runs_copy, tmp_path / "site", "--redact-secrets", *extra) == 0
+        for shown in (page, download):
+            text = shown.read_text(encoding="utf-8")
+            assert token not in text and "the reply pasted [REDACTED: github-token] in its second turn" in text
