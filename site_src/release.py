@@ -47,7 +47,7 @@ class VersionView:
     neighbours: dict[str, Nearby] = field(default_factory=dict)
     item_order: dict[str, list[Transcript]] = field(default_factory=dict)  # item id -> responses as its pages show them
     # what the site derives from the view (charts, item analysis), worked out once per process by once(): workers
-    # forked to render pages inherit what was worked out before the fork
+    # forked to render pages inherit what was worked out before the fork. judgments_for keeps its last runs here too
     derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def once(self, compute: Callable[[VersionView], Any]) -> Any:
