@@ -264,3 +264,26 @@ def test_seed004_run_variation_gives_each_repetitions_group_weighted_score(demo)
         assert view.stats.rows[row.key].variation == want
         checked += len(per_rep) > 1
     assert checked  # a complete row with more than one repetition
+
+
+def test_seed004_transcript_download_gives_each_judges_score_and_each_dimension_by_name(demo):
+    """A transcript's download shows its per-judge weighted scores and per-dimension means of the judges, keyed by
+    judge and dimension id, recomputed from its judgments (the scorer keeps them compactly; the download does not)."""
+    from site_src.release import build_release
+    from site_src.site.app import create_app
+
+    release = build_release(demo)
+    view = release.view("tuckerbench", "v1-pilot")
+    run = view.runs["demo-pilot-run1"]
+    t = next(t for t in run.transcripts if t.entrant_id == "alpha" and t.item_id == "s3-bug-correction")
+    with create_app(release).test_client() as client:
+        result = client.get(f"/tuckerbench/v1-pilot/data/t/{t.id}.json").get_json()["result"]
+    judgments = [j for j in run.judgments if j.target_id == t.id]
+    d = view.version.definition
+    weighted = {j.judge_id: pytest.approx(weighted_score(j.scores, "conversation", d)) for j in judgments}
+    assert result["by_judge"] == weighted
+    assert result["dimensions"] == {
+        dim: pytest.approx(sum(j.scores[dim] for j in judgments) / len(judgments)) for dim in judgments[0].scores
+    }
+    assert result["score"] == pytest.approx(sum(result["by_judge"].values()) / 2)
+    assert not {"weighted", "dimension_ids", "dimension_means"} & result.keys()

@@ -107,10 +107,11 @@ def score(by_judge, kind="conversation"):
     return TranscriptScore(
         kind,
         "completed",
-        by_judge,
         {j: "ok" for j in by_judge},
+        tuple(by_judge.values()),
         sum(by_judge.values()) / len(by_judge),
-        {},
+        (),
+        (),
         [],
         False,
         False,

@@ -174,7 +174,9 @@ _ATOMS = frozenset({str, int, float, bool})
 
 @cache
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    """The fields a download shows of a dataclass: all of them, or those its PUBLISHED names (a class that keeps some
+    figures compactly publishes them as they read)."""
+    return getattr(cls, "PUBLISHED", None) or tuple(f.name for f in dataclasses.fields(cls))
 
 
 def release_index(release: Release, benchmarks: list[dict[str, Any]]) -> str:

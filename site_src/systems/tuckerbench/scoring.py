@@ -28,15 +28,35 @@ def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> 
 @pickled_by_fields
 @dataclass(slots=True)
 class TranscriptScore:
+    """One transcript's recomputed score. Its per-judge and per-dimension figures are kept as tuples beside the judge
+    and dimension ids they belong to, ids shared with every other transcript of its run: as two dicts of their own
+    they were about 0.3 KB a transcript. by_judge and dimensions give them as dicts."""
+
     kind: str
     status: str  # the transcript's own status (completed | error | missing | in_progress)
-    by_judge: dict[str, float | None]  # judge id -> weighted 0–10, None where missing or unparseable
-    judge_state: dict[str, str]  # judge id -> ok | parse_failed | missing
+    judge_state: dict[str, str]  # judge id -> ok | parse_failed | missing, in the run's order of judges
+    weighted: tuple[float | None, ...]  # per judge, in judge_state's order: weighted 0–10, None where not scored
     score: float | None  # mean of the judges, only when every judge scored it
-    dimensions: dict[str, float]  # per dimension, mean of the judges (complete transcripts only)
+    dimension_ids: tuple[str, ...]  # the dimensions the judges scored (complete transcripts only)
+    dimension_means: tuple[float, ...]  # per dimension, in that order, mean of the judges
     same_family: list[str]  # judges of the entrant's own family
     empty: bool
     truncated: bool
+    # what a transcript's download shows of it (site/downloads.py), by_judge and dimensions as dicts, as ever
+    PUBLISHED = (
+        *("kind", "status", "by_judge", "judge_state", "score"),
+        *("dimensions", "same_family", "empty", "truncated"),
+    )
+
+    @property
+    def by_judge(self) -> dict[str, float | None]:
+        """Judge id -> weighted 0–10, None where missing or unparseable."""
+        return dict(zip(self.judge_state, self.weighted, strict=True))
+
+    @property
+    def dimensions(self) -> dict[str, float]:
+        """Dimension id -> mean of the judges (complete transcripts only)."""
+        return dict(zip(self.dimension_ids, self.dimension_means, strict=True))
 
 
 @dataclass
@@ -60,8 +80,9 @@ def score_transcript(
     d: TuckerDefinition,
     shared: dict[tuple[Any, ...], Any] | None = None,
 ) -> TranscriptScore:
-    """One transcript's score. Given shared, its judges' states and same-family judges are the very dict and list of
-    every other transcript's with the same ones (nearly all are alike): they are never changed once made."""
+    """One transcript's score. Given shared, its judges' states, same-family judges and dimension ids are the very
+    dict, list and tuple of every other transcript's with the same ones (nearly all are alike): they are never
+    changed once made."""
     shared = {} if shared is None else shared
     by_judge: dict[str, float | None] = {}
     state: dict[str, str] = {}
@@ -80,13 +101,15 @@ def score_transcript(
     same = [j.id for j in judges if j.family and entrant.family and j.family == entrant.family]
     state = shared.setdefault(("state", *state.items()), state)
     same = shared.setdefault(("same", *same), same)
+    dims = tuple(per_dim) if usable else ()
     return TranscriptScore(
         kind=kind,
         status=t.status,
-        by_judge=by_judge,
         judge_state=state,
+        weighted=tuple(by_judge.values()),
         score=fmean(v for v in by_judge.values() if v is not None) if usable else None,
-        dimensions={k: fmean(v) for k, v in per_dim.items()} if usable else {},
+        dimension_ids=shared.setdefault(("dimensions", *dims), dims),
+        dimension_means=tuple(fmean(per_dim[k]) for k in dims),
         same_family=same,
         empty=any(x.state == "empty" for x in t.turns if x.role == "assistant"),
         truncated=t.truncated,
