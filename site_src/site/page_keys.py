@@ -91,17 +91,22 @@ def _run_facts(run: Any) -> dict[str, Any]:
     return {f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name not in NOT_RUN_FACTS}
 
 
-def _record_keys(view: VersionView, run: Any) -> dict[str, tuple[bytes, bytes, bytes]]:
-    """Transcript id -> (key of the transcript as read, key of that with its recomputed result, its summary and
-    its judgments, key of its summary): each of these is worked out from the run alone (a scorer reads one run's
-    records for a transcript's result). The first is what search indexes of its page; the second what the page
-    shows of it; the third what a page of the transcript list shows of it. Each is kept as its 32 bytes, not their
-    hex (0.14 KB a transcript less), and is written into a key as its hex: the keys are the same either way."""
+# where each of a transcript's record keys lies in the 96 bytes _record_keys keeps for it
+TEXT, SHOWN, SUMMARY = slice(0, 32), slice(32, 64), slice(64, 96)
+
+
+def _record_keys(view: VersionView, run: Any) -> dict[str, bytes]:
+    """Transcript id -> three keys: of the transcript as read (TEXT), of that with its recomputed result, its summary
+    and its judgments (SHOWN), and of its summary (SUMMARY). Each is worked out from the run alone (a scorer reads
+    one run's records for a transcript's result). The first is what search indexes of its page; the second what the
+    page shows of it; the third what a page of the transcript list shows of it. They are kept as one bytes object of
+    their 3 x 32 bytes (as three, in a tuple, they took 0.13 KB a transcript more; as hex, 0.14 KB more again), and
+    each is written into a key as its hex: the keys are the same either way."""
     keys = {}
     for t in run.transcripts:
         text, summary = _digest_of(t), _digest_of(view.summaries[t.id])
         shown = _digest_of(text, view.scored.transcripts.get(t.id), summary, view.judgments_for(t.id))
-        keys[t.id] = text, shown, summary
+        keys[t.id] = text + shown + summary
     return keys
 
 
@@ -122,18 +127,18 @@ def search_keys(release: Release, base: str) -> dict[str, str]:
         frame, entrants, runs, records = _shared(view, base)
         for tid, t in view.transcripts.items():
             url = page_url("transcript", {"bench": view.bench.id, "version": view.version.id, "tid": tid})
-            keys[file_for(url)] = key_of(frame, entrants, tid, records[tid][0], runs[t.run_id])
+            keys[file_for(url)] = key_of(frame, entrants, tid, records[tid][TEXT], runs[t.run_id])
     return keys
 
 
-def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dict[str, tuple[bytes, bytes, bytes]]]:
+def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dict[str, bytes]]:
     """The keys of what every page of a version shows around its content (navigation, the demo banner, the footer),
     of its entrants' labels and colours, of each run's own facts, and each transcript's record keys."""
     version = view.version
     frame = key_of(base, view.bench.id, version.id, version.demo, version.content_hash, bool(view.judge_reports))
     entrants = key_of(view.entrants, view.colours)
     runs = {run_id: key_of(_run_facts(run)) for run_id, run in view.runs.items()}
-    records: dict[str, tuple[bytes, bytes, bytes]] = {}
+    records: dict[str, bytes] = {}
     for run in view.runs.values():  # what a transcript's pages show of it, worked out once per run and base
         records |= run.once("record keys", lambda run=run: _record_keys(view, run), depends_on=base)
     return frame, entrants, runs, records
@@ -141,10 +146,9 @@ def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dic
 
 def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     b, v = view.bench.id, view.version.id
-    frame, entrants, runs, both = _shared(view, base)
-    records = {tid: shown for tid, (_, shown, _) in both.items()}
+    frame, entrants, runs, records = _shared(view, base)
     for tid, t in view.transcripts.items():
-        key = key_of(frame, entrants, tid, records[tid], runs[t.run_id], view.neighbours.get(tid))
+        key = key_of(frame, entrants, tid, records[tid][SHOWN], runs[t.run_id], view.neighbours.get(tid))
         for endpoint in ("transcript", "transcript_json"):
             yield page_url(endpoint, {"bench": b, "version": v, "tid": tid}), key
 
@@ -157,7 +161,7 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
             cards, _ = paginate(ordered, n, CARDS_PER_PAGE)
             url = page_url("item", {"bench": b, "version": v, "item_id": item_id, "number": n})
             shown = analysis.get(item_id) if n == 1 else None  # only the first page shows the item's analysis
-            yield url, key_of(shared, n, shown, [records[t.id] for t in cards])
+            yield url, key_of(shared, n, shown, [records[t.id][SHOWN] for t in cards])
 
     # an entrant's first page also shows its standing among all rows and their statistics: a run judged again
     # changes every entrant's first page, a transcript's text only its own entrant's (its diagnostics); the later
@@ -169,7 +173,7 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
         shared = key_of(frame, entrants, entrant_id, len(listed), pages)
         for n in range(1, pages + 1):
             rows, _ = paginate(listed, n)
-            shown = [records[t.id] for t in rows]
+            shown = [records[t.id][SHOWN] for t in rows]
             if n == 1:
                 their_runs = [runs[run.id] for run in view.runs_of(entrant_id)]
                 key = key_of(shared, n, standing, view.diagnostics[entrant_id], their_runs, shown)
@@ -182,5 +186,5 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     shared = key_of(frame, entrants, len(listed), pages, view.once(result_states))
     for n in range(1, pages + 1):
         rows, _ = paginate(listed, n)
-        shown = [(t.id, t.entrant_id, t.item_id, t.run_id, t.attempt, both[t.id][2]) for t in rows]
+        shown = [(t.id, t.entrant_id, t.item_id, t.run_id, t.attempt, records[t.id][SUMMARY]) for t in rows]
         yield page_url("transcripts", {"bench": b, "version": v, "number": n}), key_of(shared, n, shown)
