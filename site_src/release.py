@@ -208,6 +208,8 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
     summaries: dict[str, Summary] = {}
     by_item: dict[str, list[Transcript]] = defaultdict(list)
     by_entrant: dict[str, list[Transcript]] = defaultdict(list)
+    # equal summaries are one object: they are few ("7.25 / 10", "pass"), and each was about 0.15 KB a transcript
+    alike: dict[Summary, Summary] = {}
     for run in version.runs:
         runs[run.id] = run
         for e in run.entrants:
@@ -216,7 +218,8 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             transcripts[t.id] = t
             by_item[t.item_id].append(t)
             by_entrant[t.entrant_id].append(t)
-            summaries[t.id] = display.summarise(scored.transcripts.get(t.id), t, version.definition)
+            summary = display.summarise(scored.transcripts.get(t.id), t, version.definition)
+            summaries[t.id] = alike.setdefault(summary, summary)
     item_order = {i: _item_order(ts, entrants) for i, ts in by_item.items()}
     reports = getattr(part, "judge_reports", None)  # only systems with judges have them
     wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
