@@ -137,6 +137,21 @@ def test_scanner_remembers_clean_strings_only_and_names_every_place_a_secret_rep
     assert records[1]["note"] == "[REDACTED: github-token]"
 
 
+def test_scanning_a_tuple_keeps_the_very_tuple_unless_it_redacts_something():
+    """A scanned tuple is returned as it was when nothing in it was replaced: a run's transcript scores share one
+    tuple of dimension ids, which a copy per transcript would unshare. One holding a secret is still redacted."""
+    from site_src.secretscan import Scanner
+
+    key = SAMPLES["github-token"]
+    shared = ("accuracy", "tone", 3.5, None)
+    records = [{"dims": shared}, {"dims": shared}, {"dims": ("tone", key)}]
+    scanner = Scanner(redact=True)
+    scanner.walk(records, "runs/x/judgments.jsonl", "line 1", "")
+    assert records[0]["dims"] is shared and records[1]["dims"] is shared
+    assert records[2]["dims"] == ("tone", "[REDACTED: github-token]")
+    assert [(f.field, f.rule) for f in scanner.findings] == [("[2].dims[1]", "github-token")]
+
+
 secretscan_find = find
 
 
