@@ -193,14 +193,15 @@ def _send_listing(root: Path, send: Any) -> None:
     send.close()
 
 
-_READ: dict[tuple[str, int, int, int], dict[str, str | None]] = {}  # the last manifest read, by path and stat
+_READ: dict[tuple[str, int, int, int], dict[str, bytes | None]] = {}  # the last manifest read, by path and stat
 
 
-def listed_in(manifest: Path) -> dict[str, str | None] | None:
-    """The files a manifest of ours lists, each with the SHA-256 it lists (None if it lists none), or None when
-    there is no such manifest. Read once per build: the output check and the rebuild keys both need it. Only the
-    digests are kept of the entries: at 30,000 files, the entries as read (with the run files each names) were
-    about 23 MB of a rebuild's memory; a rebuild names a kept file's sources again (build.write_manifest)."""
+def listed_in(manifest: Path) -> dict[str, bytes | None] | None:
+    """The files a manifest of ours lists, each with the SHA-256 it lists as its 32 bytes (None if it lists no such
+    digest), or None when there is no such manifest. Read once per build: the output check and the rebuild keys both
+    need it. Only the digests are kept of the entries: at 30,000 files, the entries as read (with the run files each
+    names) were about 23 MB of a rebuild's memory; a rebuild names a kept file's sources again
+    (build.write_manifest)."""
     try:
         st = manifest.lstat()
     except OSError:
@@ -217,10 +218,20 @@ def listed_in(manifest: Path) -> dict[str, str | None] | None:
         files = data.get("files") if ours else None
         if not isinstance(files, dict):
             return None
-        files = {site_path(rel): e.get("sha256") if isinstance(e, dict) else None for rel, e in files.items()}
+        files = {site_path(rel): _digest(e.get("sha256") if isinstance(e, dict) else None) for rel, e in files.items()}
         _READ.clear()
         _READ[key] = files
     return _READ[key]
+
+
+def _digest(listed: object) -> bytes | None:
+    """A SHA-256 as a manifest lists it (hex) as its 32 bytes; None if it is not one."""
+    if not isinstance(listed, str) or len(listed) != 64:
+        return None
+    try:
+        return bytes.fromhex(listed)
+    except ValueError:
+        return None
 
 
 JOURNAL = "journal.json"  # in the undo folder: what an update in place changes, written before it changes anything

@@ -650,7 +650,7 @@ def test_a_rebuild_names_each_kept_files_sources_again_and_keeps_only_the_last_m
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     kept = "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
     assert manifest["files"][kept]["sources"]
-    assert listed_in(manifest_path) == {rel: entry["sha256"] for rel, entry in manifest["files"].items()}
+    assert listed_in(manifest_path) == {rel: bytes.fromhex(entry["sha256"]) for rel, entry in manifest["files"].items()}
     manifest["files"][kept]["sources"] = ["runs/tuckerbench/not-a-run/transcript.json"]  # stale, by hand
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     EDITS["tuckerbench transcript text"](runs_copy)  # another transcript of the same run

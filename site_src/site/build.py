@@ -132,13 +132,14 @@ def render_urls(
     jobs: int | None = None,
     done: Callable[[int], Any] = lambda n: None,
     findings: list[Finding] | None = None,
-    sums: dict[str, str] | None = None,
+    sums: dict[str, bytes] | None = None,
     listed: Container[str] = frozenset(),
 ) -> set[str]:
     """Fetch each URL from the app and write it under dest, in forked workers; return the URLs pages linked to,
     but for those in listed (the workers leave them out: a site's pages link to nearly every page of it).
     Given a findings list, the written pages are scanned for secrets too (the backstop), and what it finds is added
-    to the list; given a sums dict, the SHA-256 of each file written is added to it, by site path."""
+    to the list; given a sums dict, the SHA-256 of each file written is added to it, by site path (as its 32 bytes,
+    like every digest a build holds: as hex, each took 48 bytes more, three files a transcript)."""
     jobs = jobs or os.cpu_count() or 1
     size = max(1, min(CHUNK, -(-len(urls) // (2 * jobs))))  # a few pages (a rebuild) are still shared out
     chunks = [urls[i : i + size] for i in range(0, len(urls), size)]
@@ -179,7 +180,7 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding], dict[s
     assert _WORK is not None
     app, dest, scan, hash_them, listed = _WORK
     found: list[Finding] = []
-    hashed: dict[str, str] = {}
+    hashed: dict[str, bytes] = {}
     seen: list[tuple[str, dict[str, Any]]] = []
     app.config["LINK_LOG"] = seen
     for url in urls:
@@ -199,7 +200,7 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Finding], dict[s
         if scan:
             found += scan_written(rel, data)
         if hash_them:
-            hashed[rel] = hashlib.sha256(data).hexdigest()
+            hashed[rel] = hashlib.sha256(data).digest()
     app.config["LINK_LOG"] = None
     with app.test_request_context():
         linked = {unquote(url_for(endpoint, **values)) for endpoint, values in seen}
@@ -255,7 +256,7 @@ def write_manifest(
     listed: list[str],
     release: Release,
     redactions: list[Finding],
-    known: MutableMapping[str, str] | None = None,
+    known: MutableMapping[str, bytes] | None = None,
     shard: dict[str, Any] | None = None,
 ) -> list[Finding]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
@@ -272,8 +273,11 @@ def write_manifest(
             sources = sources_for(release, rel)
             digest = known.get(rel)
             if digest is None:
-                digest = known[rel] = hashlib.sha256((site / rel).read_bytes()).hexdigest()
-            yield rel, {"sha256": digest, "sources" if isinstance(sources, list) else "sources_of_version": sources}
+                digest = known[rel] = hashlib.sha256((site / rel).read_bytes()).digest()
+            yield (
+                rel,
+                {"sha256": digest.hex(), "sources" if isinstance(sources, list) else "sources_of_version": sources},
+            )
 
     rest = {
         "generator": GENERATOR,
@@ -361,12 +365,13 @@ def _gather_shards(
     return files, f"no shard holds {', '.join(missing)}" if missing else None
 
 
-def _link_verified(files: dict[str, tuple[Path, str]], dest: Path, known: dict[str, str]) -> str | None:
+def _link_verified(files: dict[str, tuple[Path, str]], dest: Path, known: dict[str, bytes]) -> str | None:
     """Hard-link (or copy, across disks) each shard file into dest after checking its bytes against its shard's
     manifest; say which file differs, if one does."""
     for rel, (source, digest) in sorted(files.items()):
         data = source.read_bytes() if source.is_file() and not source.is_symlink() else None
-        if data is None or hashlib.sha256(data).hexdigest() != digest:
+        sha = hashlib.sha256(data).digest() if data is not None else None
+        if sha is None or sha.hex() != digest:
             return f"{source} is missing or differs from its shard's {MANIFEST}; rebuild that shard"
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -374,7 +379,7 @@ def _link_verified(files: dict[str, tuple[Path, str]], dest: Path, known: dict[s
             os.link(source, target)
         except OSError:
             target.write_bytes(data)
-        known[rel] = digest
+        known[rel] = sha
     return None
 
 
@@ -490,7 +495,7 @@ def _build(
             shutil.rmtree(tmp, ignore_errors=True)
             return 1
         leaked: list[Finding] = []  # the backstop: the render workers scan each page they write
-        rendered_sums: dict[str, str] = {}  # and hash it, for the manifest
+        rendered_sums: dict[str, bytes] = {}  # and hash it, for the manifest
         urls = freeze(
             release,
             tmp,

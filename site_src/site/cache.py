@@ -164,7 +164,7 @@ class BuildCache:
     key: str = field(init=False)
     content: dict[str, str] = field(init=False)  # content file -> digest
     runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
-    known: dict[str, str] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
+    known: dict[str, bytes] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
     known_stats: dict[str, list[int]] = field(init=False, default_factory=dict)  # reused, unchanged since recorded
     listing: Listing | None = None  # the output folder's files and their stats, listed as the build reads
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
@@ -336,7 +336,7 @@ class BuildCache:
         return search_keys(release, _hash(self.code, self.options, self.content))
 
     @cached_property
-    def previous_files(self) -> dict[str, str | None]:
+    def previous_files(self) -> dict[str, bytes | None]:
         """The previous output's files, each with the SHA-256 its manifest lists (pages and bundles are both checked
         against it)."""
         return listed_in(self.out / MANIFEST) or {}
@@ -345,7 +345,8 @@ class BuildCache:
         """Each file is in the previous output with the bytes its manifest lists; noted in known when so. A file
         whose size, mtime and inode (as listed when this build started) are those recorded after the last build is
         unchanged since; any other is read and hashed."""
-        sums, stats = {}, {}
+        sums: dict[str, bytes] = {}
+        stats: dict[str, list[int]] = {}
         manifest, recorded, present = self.previous_files, self.previous.get("outputs", {}), self.output_files()
         for rel in rels:
             found = present.get(rel)
@@ -355,14 +356,14 @@ class BuildCache:
             if recorded.get(rel) == stat:
                 sums[rel], stats[rel] = listed, stat
             else:
-                sums[rel] = hashlib.sha256((self.out / rel).read_bytes()).hexdigest()
+                sums[rel] = hashlib.sha256((self.out / rel).read_bytes()).digest()
             if sums[rel] != listed:
                 return False
         self.known |= sums
         self.known_stats |= stats
         return True
 
-    def unchanged(self, digests: dict[str, str]) -> list[str]:
+    def unchanged(self, digests: dict[str, bytes]) -> list[str]:
         """The files (site path -> SHA-256 of the new bytes) whose file in the previous output holds those bytes."""
         manifest = self.previous_files
         return [rel for rel, digest in digests.items() if manifest.get(rel) == digest and self._check([rel])]
