@@ -486,8 +486,8 @@ def _build(
     # this build's new files are written here, beside the output; the output is not touched until all is well
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
-        keys = cache.page_keys(release) if cache else {}
-        reuse = cache.reusable(keys) if cache and not shards else set()
+        keys = cache.page_keys(release) if cache else None  # None: nothing to compare them with
+        reuse = cache.reusable(keys) if cache and keys and not shards else set()
         known = cache.known if cache else {}  # files kept from the last build: bytes checked against its manifest
         problem = _link_verified(shard_files, tmp, known) if shard_files else None
         if problem:

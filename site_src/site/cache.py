@@ -322,12 +322,19 @@ class BuildCache:
         now = self._clean_keys(release)
         return {tuple(name.split("/", 2)) for name, key in now.items() if recorded.get(name) == key}  # type: ignore[misc]
 
-    def page_keys(self, release: Release) -> dict[str, str]:
+    def page_keys(self, release: Release) -> dict[str, str] | None:
         """URL -> key of every page that comes in thousands (transcripts, their downloads, item and list pages),
-        over what the page shows (see page_keys.py)."""
-        from .page_keys import page_keys  # the scored release is loaded by now; the up-to-date check needs neither
+        over what the page shows (see page_keys.py); None when the last build recorded none to compare them with (a
+        first build, or --fresh). Then save works them out as it writes them, and the build never holds them: at
+        10,000 transcripts, about 0.4 KB a transcript at the peak of a full build."""
+        if not self.previous.get("pages"):
+            return None
+        return dict(self._each_page_key(release))
 
-        return page_keys(release, _hash(self.code, self.options, self.content))
+    def _each_page_key(self, release: Release) -> Iterator[tuple[str, str]]:
+        from .page_keys import each_page_key  # the scored release is loaded by now; the up-to-date check needs neither
+
+        return each_page_key(release, _hash(self.code, self.options, self.content))
 
     def search_keys(self, release: Release) -> dict[str, str]:
         """Transcript page (site path) -> key of what search indexes of it (see page_keys.search_keys)."""
@@ -395,7 +402,7 @@ class BuildCache:
 
     def save(
         self,
-        keys: dict[str, str],
+        keys: dict[str, str] | None,
         bundle_keys: dict[str, str],
         release: Release,
         clean: set[tuple[str, str, str]],
@@ -403,8 +410,9 @@ class BuildCache:
         drawings: dict[str, str] | None = None,
         specs: dict[str, Any] | None = None,
     ) -> None:
-        """Record this build's keys, once its output (these files) is in place. A file kept from the last
-        build keeps the size, mtime and inode recorded then; only the files written anew are looked at."""
+        """Record this build's keys, once its output (these files) is in place; its page keys are worked out as they
+        are written when not given (see page_keys). A file kept from the last build keeps the size, mtime and inode
+        recorded then; only the files written anew are looked at."""
         clean_keys = self._clean_keys(release)
         state = {
             "format": STATE_FORMAT,
@@ -412,13 +420,12 @@ class BuildCache:
             "code": self.code_files,
             "inputs": iter(self.inputs.items()),
             "outputs": ((rel, self.known_stats.get(rel) or _stat(self.out / rel)) for rel in files),
-            "pages": iter(keys.items()),
+            "pages": iter(keys.items()) if keys is not None else self._each_page_key(release),
             "bundles": bundle_keys,
             "clean": {name: key for name, key in clean_keys.items() if tuple(name.split("/", 2)) in clean},
         }
         folder = cache_folder(self.out)
         folder.mkdir(exist_ok=True)
-        self._store_derived()
         for old in [
             *(folder / "runs").glob("*.pickle"),
             *(folder / "runs").glob("*.turns"),
@@ -429,6 +436,7 @@ class BuildCache:
         shapes = {"code": self.code, "specs": specs or {}}
         for name, data in (("drawings.json", drawings or {}), ("specs.json", shapes), ("state.json", state)):
             _dump_json(folder / name, data)
+        self._store_derived()  # after the page keys: working them out keeps each run's record keys (Run.once)
 
     def drawings(self) -> dict[str, str]:
         """The charts the last build drew (drawing key -> SVG; the key covers the spec and vl-convert's version).

@@ -112,10 +112,13 @@ def _record_keys(view: VersionView, run: Any) -> dict[str, bytes]:
 
 def page_keys(release: Release, base: str) -> dict[str, str]:
     """URL -> key of every transcript page and download, item page, transcript list page and entrant page."""
-    keys: dict[str, str] = {}
+    return dict(each_page_key(release, base))
+
+
+def each_page_key(release: Release, base: str) -> Iterator[tuple[str, str]]:
+    """(URL, key) of each of those pages, as page_keys gives them, each worked out as it is asked for."""
     for view in release.views:
-        keys.update(_version_keys(view, base))
-    return keys
+        yield from _version_keys(view, base)
 
 
 def search_keys(release: Release, base: str) -> dict[str, str]:
