@@ -55,6 +55,32 @@ def test_rebuild_after_one_run_changed_is_byte_identical_to_a_full_build(runs_co
     assert len(kept) == sum(1 for _ in runs_copy.glob("*/*/"))
 
 
+def test_a_full_build_writes_the_page_keys_a_rebuild_holds_without_holding_them(runs_copy, tmp_path, monkeypatch):
+    """A first or --fresh build has no page keys to compare with: it works them out as it saves them, and never
+    holds a map of them. What it records is what a rebuild works out and holds, key for key, so the rebuild keeps
+    every page whose key did not change."""
+    from site_src.site import cache as cache_module
+
+    held: list[Any] = []  # what each build's page keys were before it rendered
+    page_keys = cache_module.BuildCache.page_keys
+
+    def spied(self: Any, release: Any) -> Any:
+        held.append(page_keys(self, release))
+        return held[-1]
+
+    monkeypatch.setattr(cache_module.BuildCache, "page_keys", spied)
+    out, full = tmp_path / "site", tmp_path / "full"
+    assert build(runs_copy, out) == 0 and held == [None]
+
+    def recorded(site: Path) -> dict[str, str]:
+        return json.loads((site.parent / f".{site.name}.cache/state.json").read_text(encoding="utf-8"))["pages"]
+
+    EDITS["tuckerbench transcript text"](runs_copy)
+    assert build(runs_copy, out) == 0 and isinstance(held[-1], dict)  # a rebuild compares, so holds them
+    assert build(runs_copy, full, "--fresh") == 0 and held[-1] is None
+    assert len(recorded(full)) > 100 and recorded(full) == recorded(out) == held[1]
+
+
 def test_an_output_file_edited_by_hand_is_written_again(runs_copy, tmp_path, capsys):
     out, full = tmp_path / "site", tmp_path / "full"
     assert build(runs_copy, out) == 0
