@@ -326,7 +326,7 @@ class BuildCache:
         """URL -> key of every page that comes in thousands (transcripts, their downloads, item and list pages),
         over what the page shows (see page_keys.py); None when the last build recorded none to compare them with (a
         first build, or --fresh). Then save works them out as it writes them, and the build never holds them: at
-        10,000 transcripts, about 0.4 KB a transcript at the peak of a full build."""
+        10,000 transcripts, about 0.25 KB a transcript less at the peak of a full build."""
         if not self.previous.get("pages"):
             return None
         return dict(self._each_page_key(release))
