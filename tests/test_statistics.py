@@ -3,6 +3,8 @@ interval coverage, and the figures on the demo pages."""
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -108,9 +110,8 @@ def score(by_judge, kind="conversation"):
         kind,
         "completed",
         {j: "ok" for j in by_judge},
-        tuple(by_judge.values()),
+        array("d", by_judge.values()),
         sum(by_judge.values()) / len(by_judge),
-        (),
         (),
         [],
         False,

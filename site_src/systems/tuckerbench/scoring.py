@@ -3,6 +3,7 @@ group means, overall = 1/3 single + 2/3 conversation out of 100, complete only w
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -28,17 +29,19 @@ def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> 
 @pickled_by_fields
 @dataclass(slots=True)
 class TranscriptScore:
-    """One transcript's recomputed score. Its per-judge and per-dimension figures are kept as tuples beside the judge
-    and dimension ids they belong to, ids shared with every other transcript of its run: as two dicts of their own
-    they took about 0.15 KB a transcript more. by_judge and dimensions give them as dicts."""
+    """One transcript's recomputed score. Its per-judge and per-dimension figures are kept as one array of numbers,
+    in the order of the judge and dimension ids they belong to, ids shared with every other transcript of its run:
+    as two dicts of their own they took about 0.15 KB a transcript more, and as two tuples of floats 0.19 KB more.
+    by_judge and dimensions give them as dicts, weighted and dimension_means as tuples."""
 
     kind: str
     status: str  # the transcript's own status (completed | error | missing | in_progress)
     judge_state: dict[str, str]  # judge id -> ok | parse_failed | missing, in the run's order of judges
-    weighted: tuple[float | None, ...]  # per judge, in judge_state's order: weighted 0–10, None where not scored
+    # per judge, in judge_state's order, its weighted 0–10 (0 where not scored: see weighted), then per dimension, in
+    # dimension_ids' order, the mean of the judges
+    figures: array[float]
     score: float | None  # mean of the judges, only when every judge scored it
     dimension_ids: tuple[str, ...]  # the dimensions the judges scored (complete transcripts only)
-    dimension_means: tuple[float, ...]  # per dimension, in that order, mean of the judges
     same_family: list[str]  # judges of the entrant's own family
     empty: bool
     truncated: bool
@@ -47,6 +50,17 @@ class TranscriptScore:
         *("kind", "status", "by_judge", "judge_state", "score"),
         *("dimensions", "same_family", "empty", "truncated"),
     )
+
+    @property
+    def weighted(self) -> tuple[float | None, ...]:
+        """Per judge, in judge_state's order: weighted 0–10, None where the judge's state is not ok."""
+        judged = self.figures[: len(self.judge_state)]
+        return tuple(v if s == "ok" else None for s, v in zip(self.judge_state.values(), judged, strict=True))
+
+    @property
+    def dimension_means(self) -> tuple[float, ...]:
+        """Per dimension, in dimension_ids' order: the mean of the judges."""
+        return tuple(self.figures[len(self.judge_state) :])
 
     @property
     def by_judge(self) -> dict[str, float | None]:
@@ -106,10 +120,9 @@ def score_transcript(
         kind=kind,
         status=t.status,
         judge_state=state,
-        weighted=tuple(by_judge.values()),
+        figures=array("d", [*(v or 0.0 for v in by_judge.values()), *(fmean(per_dim[k]) for k in dims)]),
         score=fmean(v for v in by_judge.values() if v is not None) if usable else None,
         dimension_ids=shared.setdefault(("dimensions", *dims), dims),
-        dimension_means=tuple(fmean(per_dim[k]) for k in dims),
         same_family=same,
         empty=any(x.state == "empty" for x in t.turns if x.role == "assistant"),
         truncated=t.truncated,
