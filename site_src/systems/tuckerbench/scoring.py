@@ -31,7 +31,7 @@ def weighted_score(scores: dict[str, float], kind: str, d: TuckerDefinition) -> 
 class TranscriptScore:
     """One transcript's recomputed score. Its per-judge and per-dimension figures are kept as one array of numbers,
     in the order of the judge and dimension ids they belong to, ids shared with every other transcript of its run:
-    as two dicts of their own they took about 0.15 KB a transcript more, and as two tuples of floats 0.19 KB more.
+    as two dicts of their own they took about 0.15 KB a transcript more, and as two tuples of floats 0.17 KB more.
     by_judge and dimensions give them as dicts, weighted and dimension_means as tuples."""
 
     kind: str
