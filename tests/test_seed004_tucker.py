@@ -115,7 +115,7 @@ def test_seed004_judge_parse_failure_is_missing_not_retried(tucker):
     r = scored.transcripts[failed[0].target_id]
     assert r.judge_state["judge-q"] == "parse_failed" and r.score is None
     # its weighted score is missing, never a zero (the score keeps a placeholder number for it, never shown)
-    assert r.by_judge["judge-q"] is None and r.weighted.count(None) == 1
+    assert r.by_judge["judge-q"] is None and list(r.by_judge.values()).count(None) == 1
     assert all(isinstance(v, float) for j, v in r.by_judge.items() if j != "judge-q")
 
 

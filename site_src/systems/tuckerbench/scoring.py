@@ -32,12 +32,12 @@ class TranscriptScore:
     """One transcript's recomputed score. Its per-judge and per-dimension figures are kept as one array of numbers,
     in the order of the judge and dimension ids they belong to, ids shared with every other transcript of its run:
     as two dicts of their own they took about 0.15 KB a transcript more, and as two tuples of floats 0.17 KB more.
-    by_judge and dimensions give them as dicts, weighted and dimension_means as tuples."""
+    by_judge and dimensions give them as dicts."""
 
     kind: str
     status: str  # the transcript's own status (completed | error | missing | in_progress)
     judge_state: dict[str, str]  # judge id -> ok | parse_failed | missing, in the run's order of judges
-    # per judge, in judge_state's order, its weighted 0–10 (0 where not scored: see weighted), then per dimension, in
+    # per judge, in judge_state's order, its weighted 0–10 (0 where not scored: see by_judge), then per dimension, in
     # dimension_ids' order, the mean of the judges
     figures: array[float]
     score: float | None  # mean of the judges, only when every judge scored it
@@ -52,25 +52,15 @@ class TranscriptScore:
     )
 
     @property
-    def weighted(self) -> tuple[float | None, ...]:
-        """Per judge, in judge_state's order: weighted 0–10, None where the judge's state is not ok."""
-        judged = self.figures[: len(self.judge_state)]
-        return tuple(v if s == "ok" else None for s, v in zip(self.judge_state.values(), judged, strict=True))
-
-    @property
-    def dimension_means(self) -> tuple[float, ...]:
-        """Per dimension, in dimension_ids' order: the mean of the judges."""
-        return tuple(self.figures[len(self.judge_state) :])
-
-    @property
     def by_judge(self) -> dict[str, float | None]:
-        """Judge id -> weighted 0–10, None where missing or unparseable."""
-        return dict(zip(self.judge_state, self.weighted, strict=True))
+        """Judge id -> weighted 0–10, None where missing or unparseable (its state says so, not its number)."""
+        judged = zip(self.judge_state.items(), self.figures[: len(self.judge_state)], strict=True)
+        return {judge: v if state == "ok" else None for (judge, state), v in judged}
 
     @property
     def dimensions(self) -> dict[str, float]:
         """Dimension id -> mean of the judges (complete transcripts only)."""
-        return dict(zip(self.dimension_ids, self.dimension_means, strict=True))
+        return dict(zip(self.dimension_ids, self.figures[len(self.judge_state) :], strict=True))
 
 
 @dataclass
