@@ -707,6 +707,30 @@ def test_the_last_manifest_is_read_once_however_its_path_is_spelled(runs_copy, t
     assert again is not first and again[some] == bytes(32)
 
 
+def test_the_last_manifest_is_read_in_pieces_as_it_reads_whole(runs_copy, tmp_path):
+    """A manifest laid out as a build writes it is read a stretch of entries at a time (read whole, the manifest of
+    10,000 transcripts made about 60 MB of objects at once); the pieces give what reading it whole gives, wherever
+    they are cut. Laid out otherwise (edited by hand), or not ours, it is read whole."""
+    from site_src import outdir
+
+    out = tmp_path / "site"
+    assert build(runs_copy, out) == 0
+    data = (out / "publish-manifest.json").read_bytes()
+    whole = outdir._listed_whole(data)
+    assert whole and len(whole) > 100 and all(len(d) == 32 for d in whole.values())
+    for piece in (1, 5_000, 1 << 20):  # every entry a piece of its own, a few dozen pieces, one piece
+        assert outdir._listed_in_pieces(data, piece) == whole
+    manifest = json.loads(data)
+    compact = tmp_path / "compact.json"
+    compact.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ValueError):
+        outdir._listed_in_pieces(compact.read_bytes())
+    assert outdir.listed_in(compact) == whole
+    manifest["generator"] = "another-tool 1.0"
+    (tmp_path / "theirs.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert outdir.listed_in(tmp_path / "theirs.json") is None
+
+
 def test_an_entrants_transcripts_beyond_a_page_continue_on_later_pages_kept_unless_theirs_change(tmp_path):
     """An entrant's page lists its first 100 transcripts under its standing, profile and diagnostics; the rest
     are on later pages, which link to the first. A run judged again changes every entrant's first page (the
