@@ -14,6 +14,7 @@ import pytest
 from helpers import CONTENT, ROOT, edit_json, edit_jsonl, tree_hash
 
 from site_src.cli import main
+from site_src.site.cache import read_state
 
 PAGE = "uzbek-pack/0.1.0/t/demo-model-a-run1--001--a1/index.html"
 
@@ -73,7 +74,7 @@ def test_a_full_build_writes_the_page_keys_a_rebuild_holds_without_holding_them(
     assert build(runs_copy, out) == 0 and held == [None]
 
     def recorded(site: Path) -> dict[str, str]:
-        return json.loads((site.parent / f".{site.name}.cache/state.json").read_text(encoding="utf-8"))["pages"]
+        return read_state(site.parent / f".{site.name}.cache/state.jsonl")["pages"]
 
     EDITS["tuckerbench transcript text"](runs_copy)
     assert build(runs_copy, out) == 0 and isinstance(held[-1], dict)  # a rebuild compares, so holds them
@@ -97,7 +98,7 @@ def test_a_secret_added_to_a_run_after_a_clean_build_is_still_found(runs_copy, t
     """Runs scanned clean before are not walked again; a changed run always is."""
     out = tmp_path / "site"
     assert build(runs_copy, out) == 0
-    state = (tmp_path / ".site.cache/state.json").read_text(encoding="utf-8")
+    state = (tmp_path / ".site.cache/state.jsonl").read_text(encoding="utf-8")
     assert '"uzbek-pack/0.1.0/demo-model-a-run1"' in state  # recorded as scanned clean
     token = "AKIA" + "Q" * 16
     edit_jsonl(
@@ -775,23 +776,33 @@ def test_an_entrants_transcripts_beyond_a_page_continue_on_later_pages_kept_unle
 
 
 def test_the_build_state_written_a_thousand_entries_at_a_time_reads_back_as_the_whole(tmp_path):
-    """state.json is written member by member, its long lists of files and keys a thousand entries at a time
-    (cache._dump_json): it reads back as the document made whole, for members of every length."""
+    """The build state is written as JSON lines, its long lists of files and keys a thousand entries a line
+    (cache._dump_state), and read back a line at a time (read_state): as the document made whole, for members of
+    every length. A state of another format, or not made of such lines, reads as none."""
     import orjson
 
-    from site_src.site.cache import _dump_json
+    from site_src.site.cache import STATE_FORMAT, _dump_state
 
     members = {
-        "format": 2,
+        "format": STATE_FORMAT,
+        "plain": {"a": [1, 2, 3]},
         "none": {},
         "one": {"a": [1, 2, 3]},
-        "many": {f'p/{i}\u00e9"x': [i, i * 2, str(i)] for i in range(2500)},
+        "many": {f'p/{i}\u00e9"x\n': [i, i * 2, str(i)] for i in range(2500)},
         "thousand": {str(i): i for i in range(1000)},
     }
-    streamed = {name: iter(value.items()) if name != "format" else value for name, value in members.items()}
-    _dump_json(tmp_path / "state.json", streamed)
-    assert orjson.loads((tmp_path / "state.json").read_bytes()) == members
-    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+    plain = ("format", "plain")
+    streamed = {name: value if name in plain else iter(value.items()) for name, value in members.items()}
+    path = tmp_path / "state.jsonl"
+    _dump_state(path, streamed)
+    assert read_state(path) == members
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == 1 + 1 + 1 + 3 + 1 and max(map(len, lines)) < 40_000  # never a member made whole
+    assert [p.name for p in tmp_path.iterdir()] == ["state.jsonl"]
+    path.write_bytes(orjson.dumps({**members, "format": STATE_FORMAT - 1}))
+    assert read_state(path) == {}
+    path.write_bytes(lines[0] + b"\n" + b'["format", {"a": 1}]\n')
+    assert read_state(path) == {}
 
 
 def test_a_transcripts_judgments_are_found_whichever_order_pages_ask_for_them(runs_copy, tmp_path, demo):

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -42,7 +43,8 @@ from ..readers.project import Prior, load_run, turns_beside, unpickle
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
     from ..release import Release
 
-STATE_FORMAT = 2
+STATE_FORMAT = 3  # 3: JSON lines (see _dump_state)
+STATE = "state.jsonl"
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
@@ -98,23 +100,43 @@ def _write_pickle(path: Path, value: Any) -> None:
         pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _dump_json(path: Path, data: dict[str, Any]) -> None:
-    """Write data as one JSON object into path, through a temporary file beside it. A member given as an iterator of
-    (key, value) pairs is written as an object a thousand pairs at a time, never made whole: state.json lists every
-    input file, output file and page key (about 10 MB at 10,000 transcripts), and made whole, its dicts and its
-    bytes were the peak of a full build's memory, about 2.4 KB per transcript."""
+def _dump_json(path: Path, data: Any) -> None:
+    """Write data as JSON into path, through a temporary file beside it."""
     with _replacing(path) as f:
-        f.write(b"{")
-        for i, (name, value) in enumerate(data.items()):
-            f.write(b"%s%s:" % (b"," if i else b"", orjson.dumps(name)))
-            if not isinstance(value, Iterator):
-                f.write(orjson.dumps(value))
-                continue
-            f.write(b"{")
-            for n, piece in enumerate(object_pieces(value)):
-                f.write((b"," if n else b"") + piece)
-            f.write(b"}")
-        f.write(b"}")
+        f.write(orjson.dumps(data))
+
+
+def _dump_state(path: Path, data: dict[str, Any]) -> None:
+    """Write the build state as JSON lines: its plain members as one object on the first line, then each member given
+    as an iterator of (key, value) pairs as lines [name, {a thousand of its pairs}], never made whole. It lists every
+    input file, output file and page key (about 8 MB at 10,000 transcripts): made whole, its dicts and its bytes were
+    the peak of a full build's memory, about 2.4 KB per transcript; read whole, it rose a rebuild's peak at 20,000
+    transcripts by 66 MB. read_state reads it back a line at a time."""
+    with _replacing(path) as f:
+        f.write(orjson.dumps({name: value for name, value in data.items() if not isinstance(value, Iterator)}) + b"\n")
+        for name, value in data.items():
+            if isinstance(value, Iterator):
+                pieces = object_pieces(value)
+                for piece in chain([next(pieces, b"")], pieces):  # an empty member is one empty piece
+                    f.write(b"[%s,{%s}]\n" % (orjson.dumps(name), piece))
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """The build state _dump_state wrote, a line at a time, its site paths and URLs one string each with this
+    build's (outdir.site_path); {} when there is none, it cannot be read, or it is of another format."""
+    try:
+        with path.open("rb") as f:
+            state = orjson.loads(f.readline())
+            if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+                return {}
+            for line in f:
+                name, piece = orjson.loads(line)
+                if name in ("outputs", "pages"):
+                    piece = {site_path(rel): value for rel, value in piece.items()}
+                state.setdefault(name, {}).update(piece)
+    except (OSError, ValueError, TypeError, AttributeError):  # not the lines _dump_state writes
+        return {}
+    return state
 
 
 def _spill(run: Any, path: Path) -> TurnsFile:
@@ -198,15 +220,7 @@ class BuildCache:
         out = out.resolve()
         previous: dict[str, Any] = {}
         if not fresh:
-            try:
-                previous = orjson.loads((cache_folder(out) / "state.json").read_bytes())
-            except (OSError, orjson.JSONDecodeError):
-                previous = {}
-            if not isinstance(previous, dict) or previous.get("format") != STATE_FORMAT:
-                previous = {}
-            for paths in ("outputs", "pages"):  # site paths and URLs: one string each with this build's
-                if isinstance(previous.get(paths), dict):
-                    previous[paths] = {site_path(rel): value for rel, value in previous[paths].items()}
+            previous = read_state(cache_folder(out) / STATE)
         seen = previous.get("inputs", {})
         inputs = _digests(content_dir, "content", seen)
         for root in run_roots:
@@ -434,8 +448,10 @@ class BuildCache:
             if old.stem not in self.runs_used:  # runs no longer among the inputs, or changed since
                 old.unlink(missing_ok=True)
         shapes = {"code": self.code, "specs": specs or {}}
-        for name, data in (("drawings.json", drawings or {}), ("specs.json", shapes), ("state.json", state)):
+        for name, data in (("drawings.json", drawings or {}), ("specs.json", shapes)):
             _dump_json(folder / name, data)
+        _dump_state(folder / STATE, state)
+        (folder / "state.json").unlink(missing_ok=True)  # the state as builds before format 3 wrote it
         self._store_derived()  # after the page keys: working them out keeps each run's record keys (Run.once)
 
     def drawings(self) -> dict[str, str]:
