@@ -649,7 +649,7 @@ def test_the_output_folder_is_listed_with_its_stats_by_a_process_of_its_own(tmp_
     what it hands back is the listing made here, and the process is gone once it has."""
     import multiprocessing
 
-    from site_src.outdir import Listing, list_files
+    from site_src.outdir import STAT, Listing, is_file, list_files
 
     (tmp_path / "a/b").mkdir(parents=True)
     (tmp_path / "a/b/index.html").write_text("page", encoding="utf-8")
@@ -660,7 +660,8 @@ def test_the_output_folder_is_listed_with_its_stats_by_a_process_of_its_own(tmp_
     files = listing.files()
     assert files == list_files(tmp_path) and sorted(files) == ["a/b/index.html", "link", "top.json"]
     st = os.lstat(tmp_path / "link")
-    assert files["link"] == (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+    assert STAT.unpack(files["link"]) == (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+    assert not is_file(files["link"]) and is_file(files["top.json"])
     assert multiprocessing.active_children() == []
     assert Listing(tmp_path / "missing").files() == {}
 

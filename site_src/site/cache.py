@@ -22,6 +22,7 @@ import bisect
 import hashlib
 import os
 import pickle
+import struct
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -37,7 +38,7 @@ import orjson
 from .. import GENERATOR
 from ..jsonio import object_pieces
 from ..model import SpilledList, TurnsFile
-from ..outdir import MANIFEST, Listing, Stat, file_for, files_below, listed_in, site_path
+from ..outdir import IDENTITY, MANIFEST, Listing, Stat, file_for, files_below, is_file, listed_in, site_path
 from ..readers.project import Prior, load_run, turns_beside, unpickle
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
@@ -59,6 +60,11 @@ def _identity(st: os.stat_result) -> list[int]:
 
 def _stat(path: Path) -> list[int]:
     return _identity(path.stat())
+
+
+def _recorded(identity: bytes | None) -> list[int] | None:
+    """A file's size, mtime and inode as the build state records them, from outdir.IDENTITY's packing."""
+    return list(IDENTITY.unpack(identity)) if identity else None
 
 
 def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> dict[str, list[Any]]:
@@ -131,10 +137,12 @@ def read_state(path: Path) -> dict[str, Any]:
                 return {}
             for line in f:
                 name, piece = orjson.loads(line)
-                if name in ("outputs", "pages"):
+                if name == "outputs":  # each file's size, mtime and inode as outdir.IDENTITY packs them
+                    piece = {site_path(rel): IDENTITY.pack(*value) for rel, value in piece.items()}
+                elif name == "pages":
                     piece = {site_path(rel): value for rel, value in piece.items()}
                 state.setdefault(name, {}).update(piece)
-    except (OSError, ValueError, TypeError, AttributeError):  # not the lines _dump_state writes
+    except (OSError, ValueError, TypeError, AttributeError, struct.error):  # not the lines _dump_state writes
         return {}
     return state
 
@@ -187,7 +195,7 @@ class BuildCache:
     content: dict[str, str] = field(init=False)  # content file -> digest
     runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
     known: dict[str, bytes] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
-    known_stats: dict[str, list[int]] = field(init=False, default_factory=dict)  # reused, unchanged since recorded
+    known_stats: dict[str, bytes] = field(init=False, default_factory=dict)  # reused, unchanged since recorded
     listing: Listing | None = None  # the output folder's files and their stats, listed as the build reads
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
     run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
@@ -292,8 +300,8 @@ class BuildCache:
             self.listing = Listing(self.out)
         return self.listing.files()
 
-    def _outputs(self) -> dict[str, list[int]]:
-        return {rel: [size, mtime, inode] for rel, (_, size, mtime, inode) in self.output_files().items()}
+    def _outputs(self) -> dict[str, bytes]:
+        return {rel: stat[-IDENTITY.size :] for rel, stat in self.output_files().items()}
 
     def up_to_date(self) -> bool:
         """The last build into out had these very inputs, and out holds what it wrote: every file with the size,
@@ -367,13 +375,13 @@ class BuildCache:
         whose size, mtime and inode (as listed when this build started) are those recorded after the last build is
         unchanged since; any other is read and hashed."""
         sums: dict[str, bytes] = {}
-        stats: dict[str, list[int]] = {}
+        stats: dict[str, bytes] = {}
         manifest, recorded, present = self.previous_files, self.previous.get("outputs", {}), self.output_files()
         for rel in rels:
             found = present.get(rel)
-            if found is None or rel not in manifest or not S_ISREG(found[0]):  # a link or a folder is no file of ours
+            if found is None or rel not in manifest or not is_file(found):  # a link or a folder is no file of ours
                 return False
-            listed, stat = manifest[rel], list(found[1:])
+            listed, stat = manifest[rel], found[-IDENTITY.size :]
             if recorded.get(rel) == stat:
                 sums[rel], stats[rel] = listed, stat
             else:
@@ -433,7 +441,7 @@ class BuildCache:
             "build_key": self.key,
             "code": self.code_files,
             "inputs": iter(self.inputs.items()),
-            "outputs": ((rel, self.known_stats.get(rel) or _stat(self.out / rel)) for rel in files),
+            "outputs": ((rel, _recorded(self.known_stats.get(rel)) or _stat(self.out / rel)) for rel in files),
             "pages": iter(keys.items()) if keys is not None else self._each_page_key(release),
             "bundles": bundle_keys,
             "clean": {name: key for name, key in clean_keys.items() if tuple(name.split("/", 2)) in clean},
