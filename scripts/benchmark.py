@@ -208,13 +208,14 @@ def app_rendering(release, dest: Path, jobs: int) -> tuple[int, float]:  # noqa:
 def by_size(entrants: int, sizes: list[int]) -> None:
     """build.py --fresh at each size, as a user runs it: its time, its render phase and its peak memory (the
     largest resident size of any one of its processes: the build process, its read and render workers, its chart
-    drawer; see timed), so growth with the number of transcripts can be read off: the last column is what each
-    thousand transcripts more added."""
+    drawer; see timed), so growth with the number of transcripts can be read off: "MB per 1,000 more" is what each
+    thousand transcripts more added. Then one run is judged again and the site rebuilt, whose peak is printed too: a
+    rebuild also holds what the last build recorded (the output's stats and digests, the page keys)."""
     print(
         f"{'transcripts':>11} {'whole build s':>13} {'render s':>9} {'pages/s':>8} {'peak MB':>8} "
-        f"{'MB per 1,000 more':>17}"
+        f"{'MB per 1,000 more':>17} {'rebuild peak MB':>15} {'MB per 1,000 more':>17}"
     )
-    before: tuple[int, float] | None = None
+    before: tuple[int, float, float] | None = None
     for n in sizes:
         repetitions = max(1, round(n / (6 * entrants)))
         with tempfile.TemporaryDirectory() as tmp:
@@ -223,12 +224,21 @@ def by_size(entrants: int, sizes: list[int]) -> None:
             cmd = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
             seconds, peak, totals, _ = timed([*cmd, "--out", str(site), "--fresh"])
             pages = sum(1 for _ in site.rglob("*.html"))
-        growth = f"{(peak - before[1]) / (count - before[0]) * 1000:17.1f}" if before else f"{'':>17}"
+            judge_again(sorted((Path(tmp) / "runs/tuckerbench").iterdir())[0])
+            _, rebuild_peak, _, _ = timed([*cmd, "--out", str(site)])
+        growth, rebuild_growth = (
+            (
+                f"{(peak - before[1]) / (count - before[0]) * 1000:17.1f}",
+                f"{(rebuild_peak - before[2]) / (count - before[0]) * 1000:17.1f}",
+            )
+            if before
+            else (f"{'':>17}", f"{'':>17}")
+        )
         print(
             f"{count:>11} {seconds:>13.1f} {totals['render']:>9.1f} {pages / totals['render']:>8.0f} {peak:>8.0f} "
-            f"{growth}"
+            f"{growth} {rebuild_peak:>15.0f} {rebuild_growth}"
         )
-        before = (count, peak)
+        before = (count, peak, rebuild_peak)
 
 
 def timed(cmd: list[str]) -> tuple[float, float, dict[str, float], float]:
@@ -272,13 +282,7 @@ def rebuilds(tmp: Path, repeats: int) -> bool:
         record["turns"][1]["content"] += " (changed)"
         transcript.write_text(json.dumps(record), encoding="utf-8")
         edited.append(timed([*cmd, *site]))  # its totals show what it spent
-        for judgments in sorted((runs[(2 * i + 1) % len(runs)] / "judgments").glob("*.jsonl")):
-            lines = []
-            for line in judgments.read_text(encoding="utf-8").splitlines():
-                judgment = json.loads(line)
-                judgment["scores"] = {d: max(0, v - 1) for d, v in judgment["scores"].items()}
-                lines.append(json.dumps(judgment))
-            judgments.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        judge_again(runs[(2 * i + 1) % len(runs)])
         rejudged.append(timed([*cmd, *site]))
     again, *_ = timed([*cmd, "--out", str(tmp / "cli-fresh"), "--quiet", "--fresh"])
     identical = tree_digest(tmp / "cli-site") == tree_digest(tmp / "cli-fresh")
@@ -312,6 +316,17 @@ def rebuilds(tmp: Path, repeats: int) -> bool:
         names = [name for name in spent[0] if name != "total"]
         print(f"  {what:<22} " + ", ".join(f"{n} {statistics.median(s[n] for s in spent):.2f}" for n in names))
     return identical
+
+
+def judge_again(run: Path) -> None:
+    """Every judgment of a run scores one point lower (floored at 0): its scores move, its transcripts do not."""
+    for judgments in sorted((run / "judgments").glob("*.jsonl")):
+        lines = []
+        for line in judgments.read_text(encoding="utf-8").splitlines():
+            judgment = json.loads(line)
+            judgment["scores"] = {d: max(0, v - 1) for d, v in judgment["scores"].items()}
+            lines.append(json.dumps(judgment))
+        judgments.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def tree_digest(root: Path) -> str:
