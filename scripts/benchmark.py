@@ -215,7 +215,7 @@ def by_size(entrants: int, sizes: list[int]) -> None:
         f"{'transcripts':>11} {'whole build s':>13} {'render s':>9} {'pages/s':>8} {'peak MB':>8} "
         f"{'MB per 1,000 more':>17} {'rebuild peak MB':>15} {'MB per 1,000 more':>17}"
     )
-    before: tuple[int, float, float] | None = None
+    before: tuple[tuple[int, float] | None, ...] = (None, None)  # (transcripts, MB) of the size before
     for n in sizes:
         repetitions = max(1, round(n / (6 * entrants)))
         with tempfile.TemporaryDirectory() as tmp:
@@ -226,19 +226,16 @@ def by_size(entrants: int, sizes: list[int]) -> None:
             pages = sum(1 for _ in site.rglob("*.html"))
             judge_again(sorted((Path(tmp) / "runs/tuckerbench").iterdir())[0])
             _, rebuild_peak, _, _ = timed([*cmd, "--out", str(site)])
-        growth, rebuild_growth = (
-            (
-                f"{(peak - before[1]) / (count - before[0]) * 1000:17.1f}",
-                f"{(rebuild_peak - before[2]) / (count - before[0]) * 1000:17.1f}",
-            )
-            if before
-            else (f"{'':>17}", f"{'':>17}")
-        )
         print(
             f"{count:>11} {seconds:>13.1f} {totals['render']:>9.1f} {pages / totals['render']:>8.0f} {peak:>8.0f} "
-            f"{growth} {rebuild_peak:>15.0f} {rebuild_growth}"
+            f"{growth((count, peak), before[0])} {rebuild_peak:>15.0f} {growth((count, rebuild_peak), before[1])}"
         )
-        before = (count, peak, rebuild_peak)
+        before = ((count, peak), (count, rebuild_peak))
+
+
+def growth(now: tuple[int, float], before: tuple[int, float] | None) -> str:
+    """MB per 1,000 transcripts more, from (transcripts, MB) of the size before; blank for the first size."""
+    return f"{(now[1] - before[1]) / (now[0] - before[0]) * 1000:17.1f}" if before else f"{'':>17}"
 
 
 def timed(cmd: list[str]) -> tuple[float, float, dict[str, float], float]:

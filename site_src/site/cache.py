@@ -38,7 +38,18 @@ import orjson
 from .. import GENERATOR
 from ..jsonio import object_pieces
 from ..model import SpilledList, TurnsFile
-from ..outdir import IDENTITY, MANIFEST, Listing, Stat, file_for, files_below, is_file, listed_in, site_path
+from ..outdir import (
+    IDENTITY,
+    MANIFEST,
+    Listing,
+    Stat,
+    file_for,
+    files_below,
+    identity,
+    is_file,
+    listed_in,
+    site_path,
+)
 from ..readers.project import Prior, load_run, turns_beside, unpickle
 
 if TYPE_CHECKING:  # the fast path (nothing changed) loads no scoring code
@@ -62,9 +73,9 @@ def _stat(path: Path) -> list[int]:
     return _identity(path.stat())
 
 
-def _recorded(identity: bytes | None) -> list[int] | None:
+def _recorded(packed: bytes | None) -> list[int] | None:
     """A file's size, mtime and inode as the build state records them, from outdir.IDENTITY's packing."""
-    return list(IDENTITY.unpack(identity)) if identity else None
+    return list(IDENTITY.unpack(packed)) if packed else None
 
 
 def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> dict[str, list[Any]]:
@@ -301,7 +312,7 @@ class BuildCache:
         return self.listing.files()
 
     def _outputs(self) -> dict[str, bytes]:
-        return {rel: stat[-IDENTITY.size :] for rel, stat in self.output_files().items()}
+        return {rel: identity(stat) for rel, stat in self.output_files().items()}
 
     def up_to_date(self) -> bool:
         """The last build into out had these very inputs, and out holds what it wrote: every file with the size,
@@ -381,7 +392,7 @@ class BuildCache:
             found = present.get(rel)
             if found is None or rel not in manifest or not is_file(found):  # a link or a folder is no file of ours
                 return False
-            listed, stat = manifest[rel], found[-IDENTITY.size :]
+            listed, stat = manifest[rel], identity(found)
             if recorded.get(rel) == stat:
                 sums[rel], stats[rel] = listed, stat
             else:
