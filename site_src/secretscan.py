@@ -17,6 +17,7 @@ import bisect
 import dataclasses
 import re
 import unicodedata
+from collections.abc import Container
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -214,6 +215,7 @@ class Scanner:
         # short strings found clean: a run repeats the same few (ids, roles, states, dimension names, timestamps),
         # so a run of 500 transcripts and 1,000 judgments asks about 44,000 strings and 3,600 distinct ones
         self.clean: set[str] = set()
+        self.skip_files: Container[str] = frozenset()  # records from these files are not walked (found clean before)
 
     def text(self, value: str, file: str, record: str | None, field: str, blocking: bool = False) -> str:
         if value in self.clean:
@@ -262,8 +264,11 @@ class Scanner:
                 value[key] = self.walk(value[key], file, record, sub, blocking=blocking)
             return value
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            if getattr(value, "source_file", None):  # a record with its own place: fields are named from it
-                file, record, field = value.source_file, getattr(value, "source_record", None), ""
+            source = getattr(value, "source_file", None)
+            if source:  # a record with its own place: fields are named from it
+                if source in self.skip_files:
+                    return value
+                file, record, field = source, getattr(value, "source_record", None), ""
             for f in dataclasses.fields(value):
                 if f.name in skip or f.name in ("source_file", "source_record"):
                     continue

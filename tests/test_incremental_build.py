@@ -853,3 +853,38 @@ def test_a_secret_in_a_judgment_kept_on_disk_is_redacted_on_its_pages_in_every_b
         for shown in (page, download):
             text = shown.read_text(encoding="utf-8")
             assert token not in text and "the reply pasted [REDACTED: github-token] in its second turn" in text
+
+
+def test_a_run_judged_again_is_scanned_again_but_for_the_transcripts_taken_from_a_read_found_clean(
+    runs_copy, tmp_path, monkeypatch
+):
+    """A changed run is scanned again: its judgments and results are walked, and so is every transcript it read
+    anew. The transcripts it took unchanged from the last build's read are walked again only when that build's scan
+    found something in the run (with --redact-secrets, the page of a transcript holding a secret stays redacted)."""
+    from site_src.site import build as build_module
+
+    asked: list[set[str]] = []
+    scan = build_module.scan_release
+    monkeypatch.setattr(
+        build_module, "scan_release", lambda *a, **k: asked.append(set(k["clean_files"])) or scan(*a, **k)
+    )
+    transcripts = sorted(f"runs/{TUCKER}/{p.relative_to(runs_copy / TUCKER).as_posix()}"
+                         for p in (runs_copy / TUCKER / "transcripts").rglob("*.json"))  # fmt: skip
+    out = tmp_path / "site"
+    assert build(runs_copy, out, "--quiet") == 0
+    EDITS["tuckerbench judgment"](runs_copy)
+    assert build(runs_copy, out, "--quiet") == 0
+    assert asked[-1] == set(transcripts)
+    EDITS["tuckerbench transcript text"](runs_copy)  # that one file is read anew, and walked
+    assert build(runs_copy, out, "--quiet") == 0
+    assert asked[-1] == set(transcripts) - {f"runs/{TUCKER}/transcripts/beta/s2-meeting-invite.r1.json"}
+
+    token = "ghp_" + "P1anted" * 5 + "x"  # a GitHub token's shape, in a transcript's text
+    edit_json(runs_copy / TUCKER / "transcripts/alpha/s1-code-review.r1.json",
+              lambda t: t["turns"][-1].update(content=f"pasted {token} here"))  # fmt: skip
+    page = out / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
+    for score in (1, 2):  # the build that finds it, then a rejudge of the run: found again, from the kept read
+        edit_jsonl(runs_copy / TUCKER / "judgments/judge-k.jsonl", 1, lambda r, s=score: r["scores"].update(fidelity=s))
+        assert build(runs_copy, out, "--quiet", "--redact-secrets") == 0
+        assert token not in page.read_text(encoding="utf-8") and "[REDACTED: github-token]" in page.read_text("utf-8")
+    assert asked[-1] == set()

@@ -48,10 +48,15 @@ class Prior:
     files unchanged since. A reader whose module sets REUSES_UNCHANGED_FILES = True is given one, when there is one,
     as read_run's keyword `prior`: it may take what it read from an unchanged file, with what it said about it,
     instead of reading the file again, provided what else that depended on is unchanged too (a TuckerBench
-    transcript also depends on the run's manifest). Loaded where it is used: it may go to another process."""
+    transcript also depends on the run's manifest). Loaded where it is used: it may go to another process.
+
+    A reader adds to taken the files whose records it took: when the last build's secret scan found nothing in
+    that read (scanned_clean), the scan does not walk those records again (site/publish.py)."""
 
     path: Path  # the run cache's file of that read (site/cache.py)
     unchanged: frozenset[str]  # file names, relative to the run directory
+    scanned_clean: bool = False  # the last build scanned that read without a finding, with the same options
+    taken: set[str] = field(default_factory=set, compare=False)  # file names, filled in by the reader
 
     def load(self) -> tuple[Run, list[Problem]] | None:
         """The run as read then, and what its reader said (warnings only: a read with errors is not kept)."""
@@ -93,6 +98,8 @@ class Project:
     content_dir: Path | None = None  # the inputs, which no output may overlap
     run_roots: list[Path] = field(default_factory=list)
     run_cache: RunCache | None = None  # runs read by an earlier build from the very same files (site/cache.py)
+    # run files whose records were taken unchanged from a read the last build's secret scan found clean (Prior)
+    scanned_clean: set[str] = field(default_factory=set)
 
     def inputs(self) -> list[tuple[str, Path]]:
         named = [("the content folder", self.content_dir)] if self.content_dir else []
@@ -158,6 +165,7 @@ class _Outcome:
     files: list[str] = field(default_factory=list)
     said: list[Problem] | None = None  # what its reader said, when it was read in this build (not from the cache)
     stored: bool = False  # stored in the run cache by the worker process that read it
+    scanned_clean: frozenset[str] = frozenset()  # files of records taken from a read the last scan found clean
 
 
 def _read_dir(
@@ -228,6 +236,8 @@ def _read_dir(
         if result is not None:
             out.run, out.key = result if isinstance(result, tuple) else (result, None)
             out.said = problems.items[before:]
+            if reuses and prior and prior.scanned_clean:
+                out.scanned_clean = frozenset(f"{rel}/{name}" for name in prior.taken)
     except InputError as exc:
         problems.items.append(exc.problem)
     return out
@@ -307,6 +317,7 @@ def _add_run(outcome: _Outcome, project: Project) -> None:
     run = outcome.run
     if run is None:
         return
+    project.scanned_clean |= outcome.scanned_clean
     if outcome.stored and project.run_cache:  # by the worker that read it
         project.run_cache.adopt(outcome.rel, run)
     elif project.run_cache:

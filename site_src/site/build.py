@@ -465,7 +465,8 @@ def _build(
         # the scan then changes nothing in the release (it refuses it or lets it pass as it is): the drawer draws the
         # charts while the release is scanned and its pages are keyed
         draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
-    findings = scan_release(release, redact=redact_secrets, clean=cache.clean_before(release) if cache else None)
+    clean = cache.clean_before(release) if cache else None
+    findings = scan_release(release, redact=redact_secrets, clean=clean, clean_files=project.scanned_clean)
     phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
     if refused:

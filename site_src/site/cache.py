@@ -277,7 +277,10 @@ class BuildCache:
         if not before or not path.is_file():
             return None
         unchanged = frozenset(n[len(start) :] for n, digest in self._files_in(rel) if before.get(n) == digest)
-        return Prior(path, unchanged)
+        # its clean key as the last build would have recorded it (_clean_keys), had its scan found nothing: the key
+        # names each file of the folder, so no other run's can be the same
+        clean_then = _hash(_hash(self.code, self.options, self.content), _hash(sorted(before.items())))
+        return Prior(path, unchanged, scanned_clean=clean_then in self.previous.get("clean", {}).values())
 
     def has(self, rel: str) -> bool:
         """Whether load(rel) will find the run (the read ahead reads the others in other processes meanwhile)."""

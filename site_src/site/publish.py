@@ -18,11 +18,18 @@ NOT_RECORDS = ("metadata", "entrants", "judges", "public_files", "ignored_files"
 TEXT_SUFFIXES = {".html", ".json", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
 
 
-def scan_release(release: Release, redact: bool, clean: set[tuple[str, str, str]] | None = None) -> list[Finding]:
+def scan_release(
+    release: Release,
+    redact: bool,
+    clean: set[tuple[str, str, str]] | None = None,
+    clean_files: Container[str] = frozenset(),
+) -> list[Finding]:
     """Scan every string a page or download can show. Scores were computed before, from the original text.
 
     clean holds (benchmark, version, run id) of runs an earlier build scanned without a finding, from the very same
-    files, code and options (see cache.py): their records and results are not walked again."""
+    files, code and options (see cache.py): their records and results are not walked again. clean_files names run
+    files whose records a changed run took unchanged from such a read (Project.scanned_clean): those records are not
+    walked again either; the run's other records and its results are."""
     clean = clean or set()
     scanner = Scanner(redact)
     seen: set[int] = set()
@@ -43,7 +50,9 @@ def scan_release(release: Release, redact: bool, clean: set[tuple[str, str, str]
             scanner.walk(run.judges, meta_file, None, "judges")
             for name in run.public_files:
                 scanner.text(name, f"{run.path}/{name}", None, "(file name)", blocking=True)
+            scanner.skip_files = clean_files
             scanner.walk(run, meta_file, None, "", skip=NOT_RECORDS)
+            scanner.skip_files = frozenset()  # results can name a record's file too: they are walked
         _scan_results(scanner, view, {r for b, v, r in clean if (b, v) == view.key})
     for path, _ in release.ignored:  # names only: these files are never read into pages
         scanner.text(path, path, None, "(file name)")

@@ -161,6 +161,7 @@ def _kept_transcripts(prior: Prior, rel: str) -> dict[str, tuple[Transcript, lis
         name = t.source_file.removeprefix(f"{rel}/")
         if t.source_record != "(no file)" and name in prior.unchanged:
             out[name] = (t, [p for p in said if p.file == t.source_file])
+    prior.taken.update(out)  # each is taken: an unchanged file is still there, and still a transcript file
     return out
 
 
