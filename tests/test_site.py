@@ -301,6 +301,8 @@ def test_build_ends_with_totals_per_phase_and_quiet_prints_nothing(tmp_path):
     assert loud.returncode == 0, loud.stderr
     lines = loud.stdout.splitlines()
     assert lines[0].startswith("built a/: ") and " pages, " in lines[0]
+    files = sum(1 for f in (tmp_path / "a").rglob("*") if f.is_file())
+    assert f" pages, {files} files from " in lines[0]  # every file of the site
     phases = [line.split()[0] for line in lines[1:] if line.startswith("  ") and line.rstrip().endswith(" s")]
     assert phases == ["read", "score", "secret", "render", "backstop", "manifest", "put", "total"]
     assert "rendering" not in loud.stderr  # no progress bar when the output is not a terminal

@@ -562,7 +562,8 @@ def _build(
     if quiet:
         return 0
     pages = sum(1 for u in urls if u.endswith("/") or u.endswith(".html"))
-    print(f"built {out.name}/: {pages} pages, {len(urls)} files from {len(release.views)} benchmark version(s)")
+    # every file of the site: the rendered ones, those kept, the search bundles and the manifest
+    print(f"built {out.name}/: {pages} pages, {len(listed) + 1} files from {len(release.views)} benchmark version(s)")
     if shards:
         print(f"  {len(known)} files taken from {len(shards)} shards, each checked against its shard's manifest")
     elif kept:
