@@ -279,7 +279,7 @@ class BuildCache:
         unchanged = frozenset(n[len(start) :] for n, digest in self._files_in(rel) if before.get(n) == digest)
         # its clean key as the last build would have recorded it (_clean_keys), had its scan found nothing: the key
         # names each file of the folder, so no other run's can be the same
-        clean_then = _hash(_hash(self.code, self.options, self.content), _hash(sorted(before.items())))
+        clean_then = _hash(self.base, _hash(sorted(before.items())))
         return Prior(path, unchanged, scanned_clean=clean_then in self.previous.get("clean", {}).values())
 
     def has(self, rel: str) -> bool:
@@ -343,14 +343,12 @@ class BuildCache:
     def version_keys(self, release: Release) -> dict[str, str]:
         """ "bench/version" -> key over everything its pages are made from: code, options, content and its runs. A
         shard records it; a merge takes the shard's files only when its own inputs give the same key."""
-        base = _hash(self.code, self.options, self.content)
         runs = self._run_keys(release)
-        return {view.folder: _hash(base, sorted(runs[(view.key, r)] for r in view.runs)) for view in release.views}
+        return {view.folder: _hash(self.base, sorted(runs[(view.key, r)] for r in view.runs)) for view in release.views}
 
     def _clean_keys(self, release: Release) -> dict[str, str]:
         """ "bench/version/run" -> key under which a run scanned without a finding stays clean."""
-        base = _hash(self.code, self.options, self.content)
-        return {f"{b}/{v}/{r}": _hash(base, key) for ((b, v), r), key in self._run_keys(release).items()}
+        return {f"{b}/{v}/{r}": _hash(self.base, key) for ((b, v), r), key in self._run_keys(release).items()}
 
     def clean_before(self, release: Release) -> set[tuple[str, str, str]]:
         """Runs the last build scanned without a finding, from the same files, code and options as now."""
@@ -370,13 +368,19 @@ class BuildCache:
     def _each_page_key(self, release: Release) -> Iterator[tuple[str, str]]:
         from .page_keys import each_page_key  # the scored release is loaded by now; the up-to-date check needs neither
 
-        return each_page_key(release, _hash(self.code, self.options, self.content))
+        return each_page_key(release, self.base)
 
     def search_keys(self, release: Release) -> dict[str, str]:
         """Transcript page (site path) -> key of what search indexes of it (see page_keys.search_keys)."""
         from .page_keys import search_keys
 
-        return search_keys(release, _hash(self.code, self.options, self.content))
+        return search_keys(release, self.base)
+
+    @cached_property
+    def base(self) -> str:
+        """One key over the code, the options and the content: every key of a page, a version or a clean run covers
+        it, besides the runs that one is made from."""
+        return _hash(self.code, self.options, self.content)
 
     @cached_property
     def previous_files(self) -> dict[str, bytes | None]:
