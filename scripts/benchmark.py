@@ -11,7 +11,8 @@ Printed, each measured in the same run:
   nothing changed, after one transcript was edited and after one run was judged again (checked byte for byte
   against a second full build of the same inputs; a rebuild's share is of the mean of the two full builds);
 - the transcript pages rendered by plain Jinja2 (same templates and context, no Flask) in 1 and 2 processes, and by
-  the app in 1 and 2 processes, with the ratio (written to memory where the machine has /dev/shm).
+  the app in 1 and 2 processes, with the ratio (written to memory where the machine has /dev/shm), and the app's
+  rate against Hugo's on this machine kind (a figure measured when the target was set: Hugo is not run here).
 
 Synthetic runs (one run directory per entrant) are written to a temporary folder and removed afterwards.
 """
@@ -390,7 +391,10 @@ def main() -> None:
         pipeline_peak = peak_mb()  # the build's own: the listing of pages below is the benchmark's
         pages = [p for p in site.rglob("*.html")]
         render = dict(figures)["render and freeze"]
-        print(f"  pages: {len(pages)} HTML ({len(urls)} files), {len(pages) / render:.0f} pages/s while freezing")
+        print(
+            f"  pages: {len(pages)} HTML ({len(urls)} files), {len(pages) / render:.0f} pages/s "
+            f"({len(urls) / render:.0f} files/s) while freezing"
+        )
         kinds = {
             "transcript": "tuckerbench/*/t/*/index.html",
             "item": "tuckerbench/*/items/*/**/index.html",
@@ -439,6 +443,10 @@ def compare_rendering(release: Release, tmp_path: Path) -> None:
         print(f"  {name:<13} {jobs} process(es): {rate:7.0f}")
     ratio = rates["the app", 2] / rates["plain Jinja2", 2]
     print(f"  the app in 2 processes / plain Jinja2 in 2 processes: {ratio:.2f}")
+    print(f"  the app in 2 processes / Hugo's {HUGO} pages/s (not measured here): {rates['the app', 2] / HUGO:.2f}")
+
+
+HUGO = 950  # pages/s: Hugo on this machine kind, as measured when the rendering target was set; Hugo is not run here
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ def test_the_benchmark_runs_end_to_end_and_checks_its_rebuilds_byte_for_byte():
     assert re.search(r"^  full build .*; CPU [\d.]+ s \(the first\)$", said, re.M)
     assert "after the changes, byte-identical to a full build: yes" in said
     assert re.search(r"^  the app in 2 processes / plain Jinja2 in 2 processes: [\d.]+$", said, re.M)
+    assert re.search(r"^  the app in 2 processes / Hugo's 950 pages/s \(not measured here\): [\d.]+$", said, re.M)
+    assert re.search(r"^  pages: \d+ HTML \(\d+ files\), \d+ pages/s \(\d+ files/s\) while freezing$", said, re.M)
 
 
 def test_the_benchmark_by_size_runs_build_py_and_prints_the_growth_of_its_memory():
