@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .problems import Problems
+from .progress import bar
 from .readers.project import Project, load_project
 from .systems import systems
 
@@ -179,7 +180,11 @@ def _roots(args: argparse.Namespace) -> list[Path]:
 
 
 def _load(args: argparse.Namespace, run_cache: Any = None) -> Project:
-    return load_project(Path(args.content), _roots(args), Problems(), run_cache)
+    reading = bar("reading", " runs", getattr(args, "quiet", False))
+    try:
+        return load_project(Path(args.content), _roots(args), Problems(), run_cache, reading)
+    finally:
+        reading.close()
 
 
 def _print_problems(project: Project, strict: bool) -> bool:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from ..jsonio import read_json
 from ..model import Benchmark, PrivateKey, Run
 from ..problems import InputError, Problem, Problems
+from ..progress import Progress, Silent
 from ..systems import by_format, by_marker, system_part, systems
 from .content import load_benchmarks
 from .rundir import find_run_dirs, list_files
@@ -110,9 +111,16 @@ class Project:
 
 
 def load_project(
-    content_dir: Path, run_roots: list[Path], problems: Problems | None = None, run_cache: RunCache | None = None
+    content_dir: Path,
+    run_roots: list[Path],
+    problems: Problems | None = None,
+    run_cache: RunCache | None = None,
+    progress: Progress | None = None,
 ) -> Project:
+    """The definitions and every run directory below run_roots, read and attached to their versions; progress, when
+    given, counts the run directories as they are read."""
     problems = problems or Problems()
+    progress = Silent() if progress is None else progress  # a bar with no total has no truth value
     project = Project(load_benchmarks(content_dir, problems), problems, content_dir=content_dir, run_roots=run_roots)
     project.run_cache = run_cache
     by_id = {b.id: b for b in project.benchmarks}
@@ -122,9 +130,11 @@ def load_project(
         for run_dir in find_run_dirs(root, problems, label):
             rel = "/".join(filter(None, (label, run_dir.relative_to(root).as_posix().strip(".") or None)))
             found.append((run_dir, rel, root))
+    progress.reset(total=len(found))
     with _ReadAhead(found, by_id, run_cache) as ahead:
         for run_dir, rel, root in found:  # in order, whichever process read each: the problems come out the same
             _add_run(ahead.outcome(run_dir, rel, root), project)
+            progress.update(1)
     for bench in project.benchmarks:
         for version in bench.versions:
             version.runs.sort(key=lambda r: r.id)

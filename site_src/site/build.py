@@ -24,11 +24,11 @@ import orjson
 from flask import url_for
 from flask_frozen import Freezer
 from jinja2 import FileSystemBytecodeCache
-from tqdm import tqdm
 
 from .. import GENERATOR
 from ..jsonio import object_pieces
 from ..outdir import MANIFEST, file_for, files_below, output_problem, site_path, swap_in, update_in_place
+from ..progress import bar
 from ..readers.project import Project
 from ..release import Release, VersionView, build_release, paginate
 from ..secretscan import Finding, masked
@@ -111,7 +111,7 @@ def freeze(
     if drawings is not None:
         drawings.clear()
         drawings.update(drawn)
-    progress = tqdm(total=len(urls), desc="rendering", unit=" files", disable=True if quiet else None, file=sys.stderr)
+    progress = bar("rendering", " files", quiet, total=len(urls))
     while urls:
         built.update(urls)
         linked = render_urls(app, dest, urls, jobs, progress.update, findings, sums, listed=built)
@@ -466,7 +466,9 @@ def _build(
         # charts while the release is scanned and its pages are keyed
         draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
     clean = cache.clean_before(release) if cache else None
-    findings = scan_release(release, redact=redact_secrets, clean=clean, clean_files=project.scanned_clean)
+    scanning = bar("secret scan", " runs", quiet, total=sum(len(view.runs) for view in release.views))
+    findings = scan_release(release, redact_secrets, clean, project.scanned_clean, scanning)
+    scanning.close()
     phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
     if refused:
@@ -527,7 +529,9 @@ def _build(
             for name, files in (cache.reusable_bundles(bundle_keys) if cache else {}).items():
                 del todo[name]
                 kept.update(files)
-            search_index.index_for_search(tmp, todo, kept=out)
+            indexing = bar("search index", " runs", quiet, total=len(todo))
+            search_index.index_for_search(tmp, todo, kept=out, progress=indexing)
+            indexing.close()
             phases.done("search index")
         if not leaked:
             shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None

@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from ..outdir import files_below
+from ..progress import Progress, Silent
 from ..readers.project import marker_for
 from ..release import Release, VersionView
 from ..secretscan import Finding, Scanner, find
@@ -23,14 +24,16 @@ def scan_release(
     redact: bool,
     clean: set[tuple[str, str, str]] | None = None,
     clean_files: Container[str] = frozenset(),
+    progress: Progress | None = None,
 ) -> list[Finding]:
     """Scan every string a page or download can show. Scores were computed before, from the original text.
 
     clean holds (benchmark, version, run id) of runs an earlier build scanned without a finding, from the very same
     files, code and options (see cache.py): their records and results are not walked again. clean_files names run
     files whose records a changed run took unchanged from such a read (Project.scanned_clean): those records are not
-    walked again either; the run's other records and its results are."""
+    walked again either; the run's other records and its results are. progress, when given, counts the runs."""
     clean = clean or set()
+    progress = Silent() if progress is None else progress  # a bar with no total has no truth value
     scanner = Scanner(redact)
     seen: set[int] = set()
     for view in release.views:
@@ -42,6 +45,7 @@ def scan_release(
         scanner.walk(version.items, f"content/{bench.id}/versions/{version.id}", None, "items")
         scanner.walk(version.definition, f"content/{bench.id}/versions/{version.id}", None, "definition")
         for run in version.runs:
+            progress.update(1)
             if (bench.id, version.id, run.id) in clean:
                 continue
             meta_file = f"{run.path}/{marker_for(run)}"
