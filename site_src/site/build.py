@@ -467,7 +467,9 @@ def _build(
         draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
     clean = cache.clean_before(release) if cache else None
     scanning = bar("secret scan", " runs", quiet, total=sum(len(view.runs) for view in release.views))
-    findings = scan_release(release, redact_secrets, clean, project.scanned_clean, scanning)
+    findings = scan_release(
+        release, redact=redact_secrets, clean=clean, clean_files=project.scanned_clean, progress=scanning
+    )
     scanning.close()
     phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
