@@ -180,11 +180,8 @@ def _roots(args: argparse.Namespace) -> list[Path]:
 
 
 def _load(args: argparse.Namespace, run_cache: Any = None) -> Project:
-    reading = bar("reading", " runs", getattr(args, "quiet", False))
-    try:
+    with bar("reading", " runs", getattr(args, "quiet", False)) as reading:
         return load_project(Path(args.content), _roots(args), Problems(), run_cache, reading)
-    finally:
-        reading.close()
 
 
 def _print_problems(project: Project, strict: bool) -> bool:

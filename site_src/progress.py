@@ -20,7 +20,8 @@ class Progress(Protocol):
 
 
 class Silent:
-    """No display: for callers without one (tests, the benchmark, the preview server)."""
+    """No display: for callers without one (tests, the benchmark, the preview server). A context manager, as tqdm's
+    bar is."""
 
     def reset(self, total: int | None = None) -> None:
         pass
@@ -31,11 +32,21 @@ class Silent:
     def close(self) -> None:
         pass
 
+    def __enter__(self) -> Silent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+SILENT = Silent()  # the default of every step's progress argument: it holds nothing
+
 
 def bar(desc: str, unit: str, quiet: bool, total: int | None = None) -> Any:
-    """A bar for one step (unit: what it counts, e.g. " runs"); silent with quiet or off a terminal."""
+    """A bar for one step (unit: what it counts, e.g. " runs"), to use as a context manager: cleared when the step
+    ends, however it ends. Silent with quiet or off a terminal."""
     if quiet:
-        return Silent()
+        return SILENT
     from tqdm import tqdm  # only here: a build with nothing to do never shows one
 
     tqdm.monitor_interval = 0  # no monitoring thread: the build forks its workers while a bar is shown

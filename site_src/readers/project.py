@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from ..jsonio import read_json
 from ..model import Benchmark, PrivateKey, Run
 from ..problems import InputError, Problem, Problems
-from ..progress import Progress, Silent
+from ..progress import SILENT, Progress
 from ..systems import by_format, by_marker, system_part, systems
 from .content import load_benchmarks
 from .rundir import find_run_dirs, list_files
@@ -115,12 +115,11 @@ def load_project(
     run_roots: list[Path],
     problems: Problems | None = None,
     run_cache: RunCache | None = None,
-    progress: Progress | None = None,
+    progress: Progress = SILENT,
 ) -> Project:
     """The definitions and every run directory below run_roots, read and attached to their versions; progress, when
     given, counts the run directories as they are read."""
     problems = problems or Problems()
-    progress = Silent() if progress is None else progress  # a bar with no total has no truth value
     project = Project(load_benchmarks(content_dir, problems), problems, content_dir=content_dir, run_roots=run_roots)
     project.run_cache = run_cache
     by_id = {b.id: b for b in project.benchmarks}
@@ -246,7 +245,7 @@ def _read_dir(
         if result is not None:
             out.run, out.key = result if isinstance(result, tuple) else (result, None)
             out.said = problems.items[before:]
-            if reuses and prior and prior.scanned_clean:
+            if prior and prior.scanned_clean:  # and the reader took what it could from it
                 out.scanned_clean = frozenset(f"{rel}/{name}" for name in prior.taken)
     except InputError as exc:
         problems.items.append(exc.problem)

@@ -111,12 +111,11 @@ def freeze(
     if drawings is not None:
         drawings.clear()
         drawings.update(drawn)
-    progress = bar("rendering", " files", quiet, total=len(urls))
-    while urls:
-        built.update(urls)
-        linked = render_urls(app, dest, urls, jobs, progress.update, findings, sums, listed=built)
-        urls = sorted(u for u in linked if in_scope(u))  # linked but not listed: build those too
-    progress.close()
+    with bar("rendering", " files", quiet, total=len(urls)) as progress:
+        while urls:
+            built.update(urls)
+            linked = render_urls(app, dest, urls, jobs, progress.update, findings, sums, listed=built)
+            urls = sorted(u for u in linked if in_scope(u))  # linked but not listed: build those too
     return sorted(built)
 
 
@@ -466,11 +465,10 @@ def _build(
         # charts while the release is scanned and its pages are keyed
         draw_soon([chart for view in chosen_views(release, versions) for chart in view.once(charts_for)])
     clean = cache.clean_before(release) if cache else None
-    scanning = bar("secret scan", " runs", quiet, total=sum(len(view.runs) for view in release.views))
-    findings = scan_release(
-        release, redact=redact_secrets, clean=clean, clean_files=project.scanned_clean, progress=scanning
-    )
-    scanning.close()
+    with bar("secret scan", " runs", quiet, total=sum(len(view.runs) for view in release.views)) as scanning:
+        findings = scan_release(
+            release, redact=redact_secrets, clean=clean, clean_files=project.scanned_clean, progress=scanning
+        )
     phases.done("secret scan")
     refused = [f for f in findings if f.blocking or not redact_secrets]
     if refused:
@@ -531,9 +529,8 @@ def _build(
             for name, files in (cache.reusable_bundles(bundle_keys) if cache else {}).items():
                 del todo[name]
                 kept.update(files)
-            indexing = bar("search index", " runs", quiet, total=len(todo))
-            search_index.index_for_search(tmp, todo, kept=out, progress=indexing)
-            indexing.close()
+            with bar("search index", " runs", quiet, total=len(todo)) as indexing:
+                search_index.index_for_search(tmp, todo, kept=out, progress=indexing)
             phases.done("search index")
         if not leaked:
             shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None

@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from ..outdir import files_below
-from ..progress import Progress, Silent
+from ..progress import SILENT, Progress
 from ..readers.project import marker_for
 from ..release import Release, VersionView
 from ..secretscan import Finding, Scanner, find
@@ -24,7 +24,7 @@ def scan_release(
     redact: bool,
     clean: set[tuple[str, str, str]] | None = None,
     clean_files: Container[str] = frozenset(),
-    progress: Progress | None = None,
+    progress: Progress = SILENT,
 ) -> list[Finding]:
     """Scan every string a page or download can show. Scores were computed before, from the original text.
 
@@ -33,7 +33,6 @@ def scan_release(
     files whose records a changed run took unchanged from such a read (Project.scanned_clean): those records are not
     walked again either; the run's other records and its results are. progress, when given, counts the runs."""
     clean = clean or set()
-    progress = Silent() if progress is None else progress  # a bar with no total has no truth value
     scanner = Scanner(redact)
     seen: set[int] = set()
     for view in release.views:

@@ -17,7 +17,7 @@ from pathlib import Path
 from pagefind_bin import get_executable
 
 from ..outdir import file_for
-from ..progress import Progress, Silent
+from ..progress import SILENT, Progress
 from ..release import Release
 from .urls import page_url
 
@@ -72,11 +72,10 @@ def index_for_search(
     todo: dict[str, list[str]],
     jobs: int | None = None,
     kept: Path | None = None,
-    progress: Progress | None = None,
+    progress: Progress = SILENT,
 ) -> None:
     """Build each bundle in todo, several at once (pages not in site are read from kept, the last build); progress,
     when given, counts the bundles as they are done."""
-    progress = Silent() if progress is None else progress  # a bar with no total has no truth value
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         for future in [pool.submit(index_bundle, site, name, pages, kept) for name, pages in todo.items()]:
             future.result()
