@@ -21,6 +21,7 @@ import pytest
 from helpers import ROOT
 
 from site_src.secretrules import _gitleaks, _kept, _rules, entropy, find, masked
+from site_src.systems.inspect_log.logfile import member_bytes
 
 PLANTED = json.loads((ROOT / "tests/data/planted-secrets.json").read_text(encoding="utf-8"))
 
@@ -154,8 +155,10 @@ def fixture_texts() -> list[str]:
     for path in sorted((ROOT / "tests/fixtures").rglob("*.json")):
         texts += _texts(json.loads(path.read_text(encoding="utf-8")))
     for path in sorted((ROOT / "tests/fixtures").rglob("*.eval")):
+        data = path.read_bytes()
         with zipfile.ZipFile(path) as z:
-            texts += [t for name in z.namelist() if name.endswith(".json") for t in _texts(json.loads(z.read(name)))]
+            members = [member_bytes(z, info, data) for info in z.infolist() if info.filename.endswith(".json")]
+            texts += [t for raw in members for t in _texts(json.loads(raw))]
     for path in sorted((ROOT / "runs").rglob("*")):
         if path.is_file() and path.name != "auth.json" and "private" not in path.parts:
             text = path.read_text(encoding="utf-8")

@@ -11,9 +11,13 @@ from __future__ import annotations
 import io
 import json
 import re
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
+
+import zstandard
 
 from ...jsonio import StrictJSONError, loads_strict, no_duplicate_keys, too_deep
 
@@ -28,6 +32,7 @@ MAX_INFLATED_BYTES = 1024 * 1024 * 1024
 MAX_MEMBERS = 100_000
 MAX_RATIO = 100  # inflated / archive, once the archive inflates past RATIO_FROM bytes
 RATIO_FROM = 16 * 1024 * 1024
+ZIP_ZSTANDARD = 93  # the zip compression method of Zstandard
 _SAMPLE = re.compile(r"^samples/(.+)_epoch_([1-9][0-9]*)\.json$")
 
 
@@ -88,8 +93,8 @@ def _read_eval(data: bytes) -> InspectLog:
         if info.file_size > MAX_MEMBER_BYTES:
             raise LogError(f"{name} inflates to {info.file_size} bytes, over the {MAX_MEMBER_BYTES}-byte limit")
         try:
-            raw = archive.read(name)
-        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:  # CRC mismatch, truncated data
+            raw = member_bytes(archive, info, data)
+        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, zstandard.ZstdError) as exc:  # CRC, truncation
             raise LogError(f"{name} in the archive is corrupt ({exc})") from None
         return _json(raw, name)
 
@@ -110,6 +115,34 @@ def _read_eval(data: bytes) -> InspectLog:
             samples.append(sample)
     reductions = member("reductions.json") if "reductions.json" in names else None
     return _from_dict({**head, "samples": samples}, reductions)
+
+
+def member_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, data: bytes) -> bytes:
+    """One member's bytes, whichever of the methods Inspect writes it with (deflate, or Zstandard)."""
+    return _zstd_member(info, data) if info.compress_type == ZIP_ZSTANDARD else archive.read(info)
+
+
+def _zstd_member(info: zipfile.ZipInfo, data: bytes) -> bytes:
+    """A member compressed with Zstandard, as current Inspect versions write them (zip method 93, which Python's
+    zipfile reads only from 3.14): its bytes found through the member's local header, inflated across the frames
+    Inspect writes one after another, never past the size the archive lists, and checked against its CRC."""
+    start = info.header_offset
+    if data[start : start + 4] != b"PK\x03\x04":
+        raise zipfile.BadZipFile("no local header where the directory says")
+    name_length, extra_length = struct.unpack("<HH", data[start + 26 : start + 30])
+    begin = start + 30 + name_length + extra_length
+    compressed = io.BytesIO(data[begin : begin + info.compress_size])
+    reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
+    chunks, total = [], 0
+    while chunk := reader.read(1 << 20):
+        total += len(chunk)
+        if total > info.file_size:
+            raise zipfile.BadZipFile(f"inflates past the {info.file_size} bytes the archive lists")
+        chunks.append(chunk)
+    out = b"".join(chunks)
+    if len(out) != info.file_size or zlib.crc32(out) != info.CRC:
+        raise zipfile.BadZipFile("its size or CRC is not the one the archive lists")
+    return out
 
 
 def _within_limits(archive: zipfile.ZipFile, size: int) -> None:
