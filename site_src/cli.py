@@ -104,6 +104,16 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
         {"action": "store_true", "help": "show the model's reasoning in imported transcripts (default: left out)"},
         {"import": False},
     ),
+    "publish_images": (
+        ("--publish-images",),
+        {"action": "store_true", "help": "show the images held in imported transcripts (default: left out)"},
+        {"import": False},
+    ),
+    "annotator": (
+        ("--annotator",),
+        {"help": "the judge folder to import when a model folder holds several (AlpacaEval)"},
+        {"import": None},
+    ),
     "publish_raw_completions": (
         ("--publish-raw-completions",),
         {"action": "store_true", "help": "show judges' raw completions of imported judgments (default: private)"},
@@ -217,7 +227,16 @@ def _import(args: argparse.Namespace) -> int:
         print("error: import needs --benchmark ID", file=sys.stderr)
         return 2
     runs = Path((args.runs or ["runs"])[0])
-    options = {k: getattr(args, k) for k in ("publish_reasoning", "publish_raw_completions", "leaderboard")}
+    options = {
+        k: getattr(args, k)
+        for k in (
+            "publish_reasoning",
+            "publish_images",
+            "publish_raw_completions",
+            "leaderboard",
+            "annotator",
+        )
+    }
     return run_import(
         args.source, [Path(p) for p in args.paths], args.benchmark, args.version, Path(args.content), runs, options
     )

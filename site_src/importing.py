@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from .problems import Problems
@@ -59,7 +60,7 @@ def run_import(
         problems = _stage_and_check(plan, staging, content_dir)
         if problems.failed():
             for p in problems.items:
-                print(p)
+                print(replace(p, file=plan.named_for_user(p.file)))
             print("nothing was written")
             return 1
         if plan.content:

@@ -60,8 +60,19 @@ class Item:
 
 
 @dataclass(slots=True)
+class ToolCall:
+    """A call an assistant turn makes to a tool (agent transcripts), shown as a structured call."""
+
+    id: str
+    function: str
+    arguments: str  # the arguments as indented JSON, exact characters kept
+    parse_error: str | None = None
+    result_turn: int | None = None  # the turn (1-based) holding its result, when the transcript has one
+
+
+@dataclass(slots=True)
 class Turn:
-    role: str  # "user" or "assistant"
+    role: str  # "user", "assistant", "system" or "tool"
     content: str | None  # exact characters as recorded; None when nothing was returned
     state: str = "ok"  # ok | empty | truncated | error
     stop_reason: str | None = None
@@ -70,6 +81,12 @@ class Turn:
     usage: dict[str, int] = field(default_factory=dict)
     error: str | None = None
     truncated: bool = False  # stopped at the token limit; an empty completion can be truncated too
+    tool_calls: list[ToolCall] = field(default_factory=list)  # calls this assistant turn makes
+    tool_function: str | None = None  # a tool turn: the function whose result it holds
+    tool_error: str | None = None  # a tool turn: the error the tool reported (part of the conversation)
+    reasoning: list[str] = field(default_factory=list)  # reasoning blocks, when the run publishes them
+    images: list[str] = field(default_factory=list)  # data: URIs of raster images, when the run publishes them
+    left_out: list[str] = field(default_factory=list)  # what was not published, and why, one sentence each
 
 
 @dataclass(slots=True)
@@ -146,6 +163,9 @@ class Run:
     stored_scores: dict[str, Any] = field(default_factory=dict)  # aggregates the run itself recorded
     stored_scores_file: str | None = None
     public_files: list[str] = field(default_factory=list)  # files the format defines as public
+    # files the reader read that are not published as they stand (a log holding raw model calls): what the site
+    # shows of them is what was read from them
+    read_files: list[str] = field(default_factory=list)
     ignored_files: list[str] = field(default_factory=list)  # everything else found in the directory
 
 
@@ -169,6 +189,9 @@ class BenchmarkVersion:
     # from benchmark.yaml: a stored figure this close to the recomputed one agrees; None: at the stored figure's
     # precision (scoring/discrepancy.py)
     discrepancy_tolerance: float | None = None
+    # from benchmark.yaml: "not_ranked" (the seeds' rule: an incomplete entrant is never ranked) or
+    # "ranked_over_present" (a source's convention, e.g. AlpacaEval's: ranked by its figure over what is present)
+    incomplete_entrants: str = "not_ranked"
 
     @property
     def demo(self) -> bool:

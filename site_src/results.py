@@ -110,6 +110,13 @@ class Row:
     attempt: int | None = None  # the attempt a row stands for, where a run holds several
     count: int | None = None  # whole items behind a proportion score (passing cases), never parsed from text
     figures: dict[str, float | int | None] = field(default_factory=dict)  # further numbers a system shows
+    # ranked over the items present, though incomplete: only where the benchmark declares its source's convention
+    # (benchmark.yaml incomplete_entrants: ranked_over_present); its score text always says over how many
+    over_present: bool = False
+
+    @property
+    def rankable(self) -> bool:
+        return self.score is not None and (self.complete or self.over_present)
 
 
 @dataclass
@@ -122,6 +129,12 @@ class Leaderboard:
     ranked: bool
     discrepancies: list[Discrepancy] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # keys of columns whose figures the source reports and the site does not recompute; the leaderboard shows each
+    # in its own column, its title saying so once
+    reported: list[str] = field(default_factory=list)
+    # the score's declared range, as scored (a proportion 0–1 that the pages show as a percentage): charts take
+    # their axis from it; None where nothing declares one (the axis then spans the figures shown, and says so)
+    score_range: tuple[float, float] | None = None
 
 
 @dataclass
@@ -132,8 +145,9 @@ class Scored:
 
 
 def assign_ranks(rows: list[Row]) -> None:
-    """Standard competition ranking (1, 2, 2, 4) over complete rows only; incomplete rows are never ranked."""
-    ranked = sorted((r for r in rows if r.complete and r.score is not None), key=lambda r: -r.score)
+    """Standard competition ranking (1, 2, 2, 4) over complete rows only; incomplete rows are never ranked, unless the
+    benchmark declares its source ranks them over what is present (Row.over_present)."""
+    ranked = sorted((r for r in rows if r.rankable), key=lambda r: -(r.score or 0))
     previous, rank = None, 0
     for i, row in enumerate(ranked, start=1):
         if row.score != previous:
@@ -143,7 +157,7 @@ def assign_ranks(rows: list[Row]) -> None:
 
 def order_rows(rows: list[Row]) -> list[Row]:
     """Complete rows by score, then incomplete rows by label: an incomplete row never sits among ranked ones."""
-    return sorted(rows, key=lambda r: (not r.complete, -(r.score or 0), r.label))
+    return sorted(rows, key=lambda r: (not (r.complete or r.rankable), -(r.score or 0), r.label))
 
 
 @dataclass(frozen=True, slots=True)

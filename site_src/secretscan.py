@@ -45,6 +45,7 @@ IDENTIFIER_FIELDS = frozenset(
         "path",
         "format",
         "public_files",
+        "read_files",
         "ignored_files",
         "output_file",
         "grading_file",

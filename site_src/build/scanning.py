@@ -17,7 +17,7 @@ from ..secretscan import Finding, Scanner
 from ..systems import by_format
 
 # a run's fields that are scanned on their own above
-NOT_RECORDS = ("metadata", "entrants", "judges", "public_files", "ignored_files")
+NOT_RECORDS = ("metadata", "entrants", "judges", "public_files", "read_files", "ignored_files")
 TEXT_SUFFIXES = {".html", ".json", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
 
 

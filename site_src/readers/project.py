@@ -201,10 +201,10 @@ def add_run(project: Project, read: RunRead) -> None:
     version.runs.append(run)
     if read.key is not None:
         version.private_keys[run.id] = read.key
-    published = set(run.public_files)
+    accounted = set(run.public_files) | set(run.read_files)
     for f in read.files:
-        if f not in published:
-            why, warn = why_unread(f, run.public_files)
+        if f not in accounted:
+            why, warn = why_unread(f, run.public_files + run.read_files)
             run.ignored_files.append(f)
             project.ignored.append((f"{read.rel}/{f}", why))
             if warn:

@@ -15,6 +15,7 @@ from flask import Flask, Response, abort, render_template, request, url_for
 
 from .. import GENERATOR
 from ..release import Release, VersionView, paginate
+from ..systems import system_part
 from . import downloads, search_index
 from .charts import charts_for
 from .drawing import svg_for
@@ -260,10 +261,15 @@ def _entrant_page(view: VersionView, entrant_id: str, number: int) -> str:
 def _add_item_and_transcript_pages(app: Flask, release: Release) -> None:
     """The items list, each item's pages, the transcripts list and each transcript's page."""
 
-    @app.route("/<bench>/<version>/items/")
-    def items(bench: str, version: str) -> str:
+    @app.route("/<bench>/<version>/items/", defaults={"number": 1})
+    @app.route("/<bench>/<version>/items/page/<int:number>/")
+    def items(bench: str, version: str, number: int) -> str:
         view = _view_or_404(release, bench, version)
-        return render_template("items.html", view=view, analysis=view.once(item_analysis))
+        shown, pages = paginate(view.version.items, number)
+        if number > pages:
+            abort(404)
+        analysis = view.once(item_analysis)
+        return render_template("items.html", view=view, analysis=analysis, shown=shown, number=number, pages=pages)
 
     @app.route("/<bench>/<version>/items/<item_id>/", defaults={"number": 1})
     @app.route("/<bench>/<version>/items/<item_id>/page/<int:number>/")
@@ -334,6 +340,11 @@ def _add_downloads(app: Flask, release: Release) -> None:
             abort(404)
         return download(downloads.judges_json(view))
 
+    @app.route("/<bench>/<version>/data/items.json")
+    def items_json(bench: str, version: str) -> Response:
+        view = _view_or_404(release, bench, version)
+        return download(downloads.items_list_json(view, view.once(item_analysis)))
+
     @app.route("/<bench>/<version>/data/transcripts.json")
     def transcripts_json(bench: str, version: str) -> Response:
         return download(downloads.transcripts_list_json(_view_or_404(release, bench, version)))
@@ -381,6 +392,7 @@ def item_analysis(view: VersionView) -> dict[str, dict[str, Any]]:
     """Per item: how its responses fared (passes of those graded, or the mean score of those scored, with counts),
     how many have no result yet, and how far the judges' scores of one response lie apart on average."""
     out = {}
+    in_words = getattr(system_part(view.bench.system, "display"), "item_result", None)
     for item_id in (i.id for i in view.version.items):
         summaries = [view.summaries[t.id] for t in view.by_item.get(item_id, [])]
         passes = sum(1 for s in summaries if s.state == "pass")
@@ -403,6 +415,8 @@ def item_analysis(view: VersionView) -> dict[str, dict[str, Any]]:
             "gap": sum(gaps) / len(gaps) if gaps else None,
             "gap_n": len(gaps),
             "largest_gap": max(gaps, default=None),
+            # where a system names its outcomes (a pairwise loss "lost", not "0 / 1 pass"): (text, sort value)
+            "words": in_words(summaries) if in_words else None,
         }
     return out
 
@@ -452,6 +466,10 @@ def transcript_context(view: VersionView, tid: str) -> dict[str, Any]:
     }
 
 
+def _unfinished(row: Any) -> str:
+    return next((f.detail for f in row.flags if f.code in ("incomplete", "partial")), "unfinished")
+
+
 def caveats(view: VersionView) -> list[tuple[str, str, str]]:
     """Caveats generated from the data: (flag code, title, text). Flag links on the leaderboard point here."""
     out: list[tuple[str, str, str]] = []
@@ -462,7 +480,7 @@ def caveats(view: VersionView) -> list[tuple[str, str, str]]:
             (
                 "incomplete",
                 "Coverage gaps",
-                "; ".join(f"{r.label}: {', '.join(r.coverage.gaps()) or 'unfinished'}" for r in incomplete)
+                "; ".join(f"{r.label}: {', '.join(r.coverage.gaps()) or _unfinished(r)}" for r in incomplete)
                 + ". These rows are listed with their coverage and are never ranked or given a full score.",
             )
         )
@@ -474,6 +492,8 @@ def caveats(view: VersionView) -> list[tuple[str, str, str]]:
         ("empty", "Empty outputs"),
         ("needs_review", "Cases under review"),
         ("low_confidence", "Low grader confidence"),
+        ("partial", "Logs holding fewer samples than they report"),
+        ("subset", "Runs of part of the dataset"),
     ):
         flagged = [(r, f) for r in rows for f in r.flags if f.code == code]
         if flagged:

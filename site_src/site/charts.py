@@ -35,6 +35,10 @@ CONFIG = {
     "text": {"fontSize": 11},
     "title": {"fontSize": 13},
     "view": {"stroke": None},
+    # the marks are left out of the accessibility tree: the SVG is one image named by its title, described by its
+    # caption and its data download. Exposed, an empty layer (a whisker layer without intervals) is a graphics
+    # symbol without a name, which axe reports (svg-img-alt)
+    "mark": {"aria": False},
 }
 ROWS = "rows"  # the name a spec gives its rows: alt.Data(name=ROWS)
 ORDER = "\x00order"  # the stand-in for a sort order (spec_of)
@@ -185,32 +189,37 @@ def overall_chart(view: VersionView) -> Chart:
                 "label_at": None if score is None else round(interval.hi if interval else score, 3),
             }
         )
-    values = [v for d in data for v in (d["score"], d["interval_low"], d["interval_high"]) if v is not None]
     x_title = view.scored.leaderboard.score_label
     level = round(view.stats.params["level"] * 100) if view.stats and "level" in view.stats.params else None
     whiskers = f" with {level}% interval whiskers" if level else ""
     ranked = view.scored.leaderboard.ranked
-    bounded = all(0 <= v <= 100 for v in values)
+    declared = view.scored.leaderboard.score_range
+    domain = [display_score(view, declared[0]), display_score(view, declared[1])] if declared else None
+    axis = (
+        f"; the axis spans the score's declared range, {domain[0]:g}–{domain[1]:g}"
+        if domain
+        else "; nothing declares the score's range, so the axis spans the figures shown"
+    )
     return Chart(
         "overall",
         f"{x_title} by rank" if ranked else f"{x_title}, as listed (not ranked)",
         f"Dot chart of each leaderboard row's {x_title.lower()}{whiskers}, sorted by rank and labelled with the "
-        "score; rows without a full score are listed with the reason and drawn without a dot, never as zero.",
+        f"score; rows without a full score are listed with the reason and drawn without a dot, never as zero{axis}.",
         data,
-        spec_of(_overall, data, order=row_order(view), bounded=bounded, x_title=x_title),
+        spec_of(_overall, data, order=row_order(view), domain=domain, x_title=x_title),
     )
 
 
 OVERALL_WIDTH = 320  # with its padding the chart fits a 375 px screen: the leaders are never off to the side
 
 
-def _overall(alt: Any, order: list[str], bounded: bool, x_title: str) -> Any:
+def _overall(alt: Any, order: list[str], domain: list[float] | None, x_title: str) -> Any:
     # each row's name sits above its dot, not in an axis to the left of the plot, so the plot keeps the whole
     # width of a phone's screen and long names (cut with an ellipsis past the plot's width) cost no plot width
     y = alt.Y("entrant:N", title=None, sort=order, axis=None)
-    x_scale = alt.Scale(domain=[0, 100]) if bounded else alt.Scale(zero=True, nice=True)
+    x_scale = alt.Scale(domain=domain) if domain else alt.Scale(zero=False, nice=True)
     base = alt.Chart(alt.Data(name=ROWS)).properties(width=OVERALL_WIDTH, height=alt.Step(38))
-    at_zero = alt.datum(0, scale=x_scale) if bounded else alt.datum(0)
+    at_zero = alt.value(0)  # the plot's left edge, whatever its scale
     return alt.layer(
         base.mark_text(align="left", baseline="bottom", dy=-5, color="#1b1b1b", limit=OVERALL_WIDTH).encode(
             y=y, x=at_zero, text="name:N"

@@ -210,6 +210,7 @@ def score(version: BenchmarkVersion) -> Scored:
         order_rows(rows),
         ranked=True,
         discrepancies=discrepancies,
+        score_range=(0.0, 1.0),  # a proportion of the tasks
         notes=[
             "Entrants with the same number of tasks passed share a rank.",
             f"global_score = round(mean of {len(d.categories)} categories), halves up; "

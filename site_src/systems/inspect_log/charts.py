@@ -1,57 +1,81 @@
-"""Inspect charts: each entrant's recomputed metrics per scorer, with the stderr whisker where the log has one."""
+"""Inspect charts: each entrant's recomputed accuracy or mean per scorer, as a dot with its 95% interval.
+
+The interval is worked out in scoring.py (interval): Wilson's where the figure is a proportion of whole samples,
+from the counts; otherwise 1.96 standard errors either side, from the recomputed stderr. The axis is the metric's
+declared range (definition.metric_range), never guessed from the figures; without one it spans the figures and says so.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ...release import VersionView
-from ...site.charts import ROWS, Chart, colour_scale, entrant_colours, spec_of
+from ...site.charts import ROWS, Chart, spec_of
+from .definition import metric_range
 
 
 def charts(view: VersionView) -> list[Chart]:
-    rows = []
+    d = view.version.definition
+    rows, ranges = [], set()
     for run_id, log in view.scored.tables["logs"].items():
         row = next(r for r in view.scored.leaderboard.rows if r.key == run_id)
+        if not row.complete:
+            continue
         entrant = view.entrants[view.runs[run_id].entrants[0].id].label
         for s in log.scorers:
             for m in ("accuracy", "mean"):
-                if m in s.metrics and row.complete:
-                    value, err = s.metrics[m], s.metrics.get("stderr", 0.0)
-                    rows.append(
-                        {
-                            "bar": f"{entrant} · {s.name}",
-                            "entrant": entrant,
-                            "scorer": s.name,
-                            "metric": m,
-                            "value": round(value, 6),
-                            "low": round(value - err, 6),
-                            "high": round(value + err, 6),
-                            "samples": len(s.reduced),
-                        }
-                    )
+                if m in s.metrics:
+                    ranges.add(metric_range(d, s.name, m))
+                    rows.append(_point(entrant, s, m))
     if not rows:
         return []
+    domain = list(ranges.pop()) if len(ranges) == 1 and None not in ranges else None
+    axis = (
+        f"the axis is the metrics' declared range, {domain[0]:g}–{domain[1]:g}"
+        if domain
+        else ("the metrics declare no one range, so the axis spans the figures shown")
+    )
     order = [r["bar"] for r in sorted(rows, key=lambda r: -r["value"])]
-    chart = spec_of(_metrics, rows, order=order, colours=entrant_colours(view))
     return [
         Chart(
             "dimensions",
             "Recomputed metric per scorer",
-            "Bar chart of each complete entrant's recomputed accuracy or mean per scorer, with a whisker of one "
-            "standard error either side; incomplete logs are left out.",
+            "Dot chart of each complete entrant's recomputed accuracy or mean per scorer, with its 95% interval "
+            f"(Wilson's from the counts where the scores are whole samples right or wrong, else 1.96 standard errors "
+            f"either side); incomplete logs are left out; {axis}.",
             rows,
-            chart,
+            spec_of(_metrics, rows, order=order, domain=domain),
         )
     ]
 
 
-def _metrics(alt: Any, order: list[str], colours: dict[str, list[str]]) -> Any:
+def _point(entrant: str, s: Any, m: str) -> dict[str, Any]:
+    value, ci = s.metrics[m], s.interval  # a ScorerResult of scoring.py, with its interval worked out there
+    return {
+        "bar": f"{entrant} · {s.name}",
+        "entrant": entrant,
+        "scorer": s.name,
+        "metric": m,
+        "value": round(value, 6),
+        "low": round(ci[0], 6) if ci else None,
+        "high": round(ci[1], 6) if ci else None,
+        "interval": ci[2] if ci else "none",
+        "samples": len(s.reduced),
+    }
+
+
+def _metrics(alt: Any, order: list[str], domain: list[float] | None) -> Any:
+    scale = alt.Scale(domain=domain) if domain else alt.Scale(zero=False, nice=True)
+    title = "Recomputed metric (95% interval)"
+    x = alt.X("value:Q", title=title, scale=scale)
+    y = alt.Y("bar:N", title=None, sort=order, axis=alt.Axis(labelLimit=200))
     base = alt.Chart(alt.Data(name=ROWS))
-    bars = base.mark_bar().encode(
-        y=alt.Y("bar:N", title=None, sort=order),
-        x=alt.X("value:Q", title="Recomputed metric (± stderr)"),
-        color=colour_scale(alt, colours),
-        tooltip=["entrant:N", "scorer:N", "metric:N", "value:Q", "samples:Q"],
+    whiskers = (
+        base.transform_filter("datum.low != null")
+        .mark_rule(strokeWidth=2, color="#555")
+        .encode(y=y, x=alt.X("low:Q", scale=scale, title=title), x2="high:Q")
     )
-    whiskers = base.mark_rule().encode(y=alt.Y("bar:N", sort=order), x="low:Q", x2="high:Q")
-    return alt.layer(bars, whiskers).properties(width=420)
+    dots = base.mark_point(filled=True, size=60, color="#1b1b1b").encode(
+        y=y, x=x, tooltip=["entrant:N", "scorer:N", "metric:N", "value:Q", "low:Q", "high:Q", "interval:N"]
+    )
+    return alt.layer(whiskers, dots).properties(width=300)

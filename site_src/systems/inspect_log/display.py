@@ -6,6 +6,7 @@ from typing import Any
 
 from ...model import BenchmarkVersion, Transcript
 from ...results import Cell, Row, Summary
+from .definition import in_words
 
 
 def score_text(row: Row, version: BenchmarkVersion) -> str:
@@ -34,10 +35,7 @@ def summarise(result: Any, t: Transcript, definition: Any) -> Summary:
         return Summary(f"error: {t.error or 'no message'}", "missing")
     if not result.values:
         return Summary("ungraded", "review")
-    parts = []
-    for name, (raw, _number) in result.values.items():
-        shown = raw if isinstance(raw, str | int | float) else "(not a scalar)"
-        parts.append(f"{name}: {shown}")
+    parts = [f"{name}: {in_words(raw)}" for name, (raw, _number) in result.values.items()]
     numbers = [n for _, n in result.values.values() if n is not None]
     first = next(iter(result.values.values()))[1]
     state = "pass" if first == 1.0 else "fail" if first == 0.0 else "score"

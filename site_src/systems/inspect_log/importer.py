@@ -17,6 +17,7 @@ from ...jsonio import loads_strict, read_bytes
 from ...problems import InputError
 from ...readers.content import sha256_bytes
 from ...readers.importplan import ImportFailed, ImportPlan
+from .definition import LETTERS
 from .logfile import MAX_LOG_BYTES, InspectLog, LogError, read_log
 from .reader import _input_text, _target_text, item_id
 
@@ -86,13 +87,14 @@ def plan(
     existing = _existing_samples(bench_dir, version)
     samples = dict(existing or {})
     for path, _, log in logs:
-        for s in log.samples:
+        for s in log.samples or _ids_only(log):
             iid = item_id(s.get("id"))
+            recorded = "input" in s  # a log without samples gives ids only: their inputs are not known
             entry = {
                 "id": iid,
                 "sample_id": s.get("id"),
-                "input": _input_text(s.get("input")),
-                "target": _target_text(s.get("target")),
+                "input": _input_text(s.get("input")) if recorded else None,
+                "target": _target_text(s.get("target")) if recorded else None,
             }
             known = samples.get(iid)
             if known is None and existing is not None:
@@ -100,7 +102,12 @@ def plan(
                     f"{path}: sample {s.get('id')!r} is not in {bench_id} {version}; import the log "
                     "into a new version (--version)"
                 )
-            if known is not None and (known["sample_id"], known["input"]) != (entry["sample_id"], entry["input"]):
+            if known is not None and entry["input"] is not None and known["input"] is None:
+                entry["sample_id"] = known["sample_id"]  # a log with samples completes ids known from one without
+            elif known is not None and (str(known["sample_id"]), known["input"]) != (
+                str(entry["sample_id"]),
+                entry["input"] if entry["input"] is not None else known["input"],
+            ):
                 raise ImportFailed(
                     f"{path}: sample {s.get('id')!r} differs from the same sample of another log "
                     f"or of {bench_id} {version}"
@@ -112,7 +119,7 @@ def plan(
                 f"{bench_dir} exists but has no version {version}; an import never changes a "
                 "definition (choose a new benchmark id)"
             )
-        scorers = [s.get("name") for s in (logs[0][2].results or {}).get("scores", []) if s.get("name")]
+        scorers = _scorers(logs[0][2])
         dataset = logs[0][2].eval.get("dataset") or {}
         task_json = {
             "format": "inspect-task",
@@ -121,6 +128,7 @@ def plan(
             "task_version": logs[0][2].eval.get("task_version", 0),
             "dataset": {k: dataset.get(k) for k in ("name", "location", "samples")},
             "scorers": scorers,
+            "score_ranges": _score_ranges([log for _, _, log in logs]),
             "samples": sorted(samples.values(), key=lambda s: _natural(s["id"])),
         }
         out.content = {
@@ -146,12 +154,48 @@ def plan(
             "demo": False,
             "entrant": {"id": item_id(model).lower(), "label": model},
             "publish_reasoning": bool(options.get("publish_reasoning")),
+            "publish_images": bool(options.get("publish_images")),
             "source": f"Inspect AI log {path.name}, imported unchanged",
         }
         out.runs[run_id] = {"inspect-run.json": (json.dumps(meta, indent=2) + "\n").encode(), name: data}
+        out.sources[run_id] = str(path)
         if log.status != "success":
             out.notes.append(f"{path.name}: status {log.status!r}: shown as incomplete, without a score")
+        if not log.samples:
+            out.notes.append(
+                f"{path.name}: the log holds no samples (written without them): its results are shown as the log "
+                "reports them, not recomputed"
+            )
     return out
+
+
+def _score_ranges(logs: list[InspectLog]) -> dict[str, list[float]]:
+    """The range of each score column whose every value is one of Inspect's letters (C, P, I, N) or a boolean:
+    0–1, as Inspect maps them. Numeric values declare no range (the import does not guess one from the data);
+    task.json may declare it by hand."""
+    kinds: dict[str, bool] = {}
+    for log in logs:
+        for sample in log.samples or []:
+            for name, score in (sample.get("scores") or {}).items():
+                value = score.get("value") if isinstance(score, dict) else None
+                for column, v in (value if isinstance(value, dict) else {name: value}).items():
+                    letter = (isinstance(v, str) and v in LETTERS) or isinstance(v, bool)
+                    kinds[str(column)] = kinds.get(str(column), True) and letter
+    return {column: [0.0, 1.0] for column, letter in kinds.items() if letter}
+
+
+def _scorers(log: InspectLog) -> list[str]:
+    """The log's scorers: as its results table names them (a dict scorer's keys stay under their scorer), or, for a
+    log that stopped before its results were written, as its eval spec lists them."""
+    named = [s.get("scorer") or s.get("name") for s in (log.results or {}).get("scores", []) if isinstance(s, dict)]
+    named = named or [s.get("name") for s in log.eval.get("scorers") or [] if isinstance(s, dict)]
+    return list(dict.fromkeys(n for n in named if isinstance(n, str) and n))
+
+
+def _ids_only(log: InspectLog) -> list[dict[str, Any]]:
+    """The samples of a log written without them (`--no-log-samples`), known by their ids alone."""
+    ids = (log.eval.get("dataset") or {}).get("sample_ids")
+    return [{"id": i} for i in ids] if isinstance(ids, list) else []
 
 
 def _natural(text: str) -> tuple[int, str]:

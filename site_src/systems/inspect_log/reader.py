@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...jsonio import read_bytes, read_json
-from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Run, Transcript, Turn
+from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Run, ToolCall, Transcript, Turn
 from ...problems import Problems
 from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
 from ...validate import check
@@ -36,15 +37,17 @@ def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
             problems.error(rel, f"sample id {s['id']!r} is given twice", f"samples[{n - 1}]", "id")
             return None
         seen.add(s["id"])
-        items.append(
-            Item(s["id"], f"Sample {s['sample_id']}", spec["task"], "sample", s["input"], {"target": s["target"]})
-        )
+        recorded = s["input"] is not None  # a log written without its samples defines ids only
+        prompt = s["input"] if recorded else "(not recorded: the log that defined this version holds no samples)"
+        spec_of = {"target": s["target"], "input_recorded": recorded}
+        items.append(Item(s["id"], f"Sample {s['sample_id']}", spec["task"], "sample", prompt, spec_of))
     definition = InspectDefinition(
         task=spec["task"],
         task_version=str(spec["task_version"]),
         dataset=dict(spec["dataset"]),
         scorers=list(spec["scorers"]),
         sample_ids={s["id"]: s["sample_id"] for s in spec["samples"]},
+        score_ranges={k: (float(v[0]), float(v[1])) for k, v in (spec.get("score_ranges") or {}).items()},
     )
     return BenchmarkVersion(bench_id, vdir.name, sha256_bytes(read_bytes(path, rel)), definition, items)
 
@@ -55,23 +58,69 @@ def item_id(sample_id: Any) -> str:
     return text[:80] or "sample"
 
 
+@dataclass
+class Publish:
+    """What a run's metadata allows beyond text: reasoning blocks and images (both off by default)."""
+
+    reasoning: bool = False
+    images: bool = False
+
+
+@dataclass
+class Parts:
+    """A message's content, split into what each kind of part becomes on the page."""
+
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # one sentence per part not published, saying why
+
+
+# Raster images only: an SVG or a remote address is never published (an image can carry script or a tracker)
+_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]+$")
+
+
 def text_of(content: Any, attachments: dict[str, str], reasoning: bool) -> tuple[str, list[str]]:
-    """A message's content as text, and the kinds of part left out (reasoning when not opted in, images)."""
+    """A message's content as plain text, and the kinds of part left out (used for inputs and targets)."""
+    parts = parts_of(content, attachments, Publish(reasoning=reasoning))
+    return "\n\n".join(parts.reasoning + parts.text), parts.left_out
+
+
+def parts_of(content: Any, attachments: dict[str, str], publish: Publish) -> Parts:
+    out = Parts()
     if isinstance(content, str):
-        return _resolve(content, attachments), []
-    parts, left_out = [], []
+        out.text.append(_resolve(content, attachments))
+        return out
     for part in content if isinstance(content, list) else []:
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = str(part.get("type") or "unknown") if isinstance(part, dict) else "unknown"
         if kind == "text":
-            parts.append(_resolve(str(part.get("text", "")), attachments))
+            out.text.append(_resolve(str(part.get("text", "")), attachments))
         elif kind == "reasoning":
-            if reasoning and not part.get("redacted"):
-                parts.append("[reasoning]\n" + _resolve(str(part.get("reasoning", "")), attachments))
-            else:
-                left_out.append("reasoning")
+            _reasoning_part(part, attachments, publish, out)
+        elif kind == "image":
+            _image_part(part, attachments, publish, out)
         else:
-            left_out.append(str(kind or "unknown"))
-    return "\n\n".join(parts), left_out
+            out.left_out.append(f"a part of kind {kind!r}: only text, reasoning and images are published")
+    return out
+
+
+def _reasoning_part(part: dict[str, Any], attachments: dict[str, str], publish: Publish, out: Parts) -> None:
+    if part.get("redacted"):
+        out.left_out.append("a reasoning block: the provider redacted it")
+    elif not publish.reasoning:
+        out.left_out.append("a reasoning block: this run does not publish reasoning (publish_reasoning)")
+    else:
+        out.reasoning.append(_resolve(str(part.get("reasoning", "")), attachments))
+
+
+def _image_part(part: dict[str, Any], attachments: dict[str, str], publish: Publish, out: Parts) -> None:
+    image = _resolve(str(part.get("image", "")), attachments)
+    if not publish.images:
+        out.left_out.append("an image: this run does not publish images (publish_images)")
+    elif not _IMAGE.match(image):
+        out.left_out.append("an image: only PNG, JPEG, GIF and WebP images held in the log are published")
+    else:
+        out.images.append(image)
 
 
 def _resolve(text: str, attachments: dict[str, str]) -> str:
@@ -79,26 +128,10 @@ def _resolve(text: str, attachments: dict[str, str]) -> str:
     return attachments.get(m.group(1), text) if m else text
 
 
-def turns_of(sample: dict[str, Any], reasoning: bool) -> list[Turn]:
+def turns_of(sample: dict[str, Any], publish: Publish) -> list[Turn]:
     attachments = sample.get("attachments") or {}
-    turns = []
-    for message in sample.get("messages") or []:
-        role = str(message.get("role", "unknown"))
-        text, left_out = text_of(message.get("content", ""), attachments, reasoning)
-        for call in message.get("tool_calls") or []:
-            args = json.dumps(call.get("arguments", {}), ensure_ascii=False, sort_keys=True)
-            text += f"\n\n→ tool call {call.get('function', '?')}({args})"
-        if role == "tool" and message.get("function"):
-            text = f"[{message['function']}] {text}"
-        error = message.get("error")
-        turn = Turn(role, text, state="error" if error else "ok")
-        if error:
-            turn.error = error.get("message") if isinstance(error, dict) else str(error)
-        if left_out:
-            turn.error = (
-                turn.error + "; " if turn.error else ""
-            ) + f"not published: {', '.join(sorted(set(left_out)))}"
-        turns.append(turn)
+    turns = [_turn(m, attachments, publish) for m in sample.get("messages") or [] if isinstance(m, dict)]
+    _link_tool_results(sample.get("messages") or [], turns)
     output = sample.get("output") or {}
     choices = output.get("choices") or []
     if turns and turns[-1].role == "assistant" and choices:
@@ -107,6 +140,47 @@ def turns_of(sample: dict[str, Any], reasoning: bool) -> list[Turn]:
         last.truncated = last.stop_reason in ("max_tokens", "model_length")
         last.usage = {k: v for k, v in (output.get("usage") or {}).items() if isinstance(v, int)}
     return turns
+
+
+def _turn(message: dict[str, Any], attachments: dict[str, str], publish: Publish) -> Turn:
+    role = str(message.get("role", "unknown"))
+    parts = parts_of(message.get("content", ""), attachments, publish)
+    turn = Turn(role, "\n\n".join(parts.text), reasoning=parts.reasoning, images=parts.images)
+    turn.left_out = parts.left_out
+    calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+    turn.tool_calls = [_tool_call(c, n) for n, c in enumerate(calls, 1)]
+    error = message.get("error")
+    message_of_error = (error.get("message") or error.get("type")) if isinstance(error, dict) else error
+    if role == "tool":  # a tool's error is part of the conversation the model saw, not a missing turn
+        turn.tool_function = str(message.get("function") or "") or None
+        if error:
+            kind = error.get("type") if isinstance(error, dict) else None
+            turn.tool_error = f"{kind}: {message_of_error}" if kind else str(message_of_error)
+    elif error:
+        turn.state, turn.error = "error", str(message_of_error)
+    return turn
+
+
+def _tool_call(call: dict[str, Any], n: int) -> ToolCall:
+    arguments = call.get("arguments", {})
+    return ToolCall(
+        id=str(call.get("id") or f"call {n}"),
+        function=str(call.get("function") or "?"),
+        arguments=json.dumps(arguments, ensure_ascii=False, indent=2),
+        parse_error=str(call["parse_error"]) if call.get("parse_error") else None,
+    )
+
+
+def _link_tool_results(messages: list[Any], turns: list[Turn]) -> None:
+    """Point each tool call at the turn that holds its result (by the call id the tool message names)."""
+    result_at = {
+        str(m.get("tool_call_id")): n
+        for n, m in enumerate((m for m in messages if isinstance(m, dict)), 1)
+        if m.get("role") == "tool" and m.get("tool_call_id") is not None
+    }
+    for turn in turns:
+        for call in turn.tool_calls:
+            call.result_turn = result_at.get(call.id)
 
 
 def _input_text(value: Any) -> str:
@@ -188,13 +262,15 @@ def read_run(
         "reductions": log.reductions,
         "error": log.error,
         "model_usage": log.stats.get("model_usage") or {},
+        "scorer_specs": log.eval.get("scorers") or [],  # the metrics of each scorer, for a log without results
     }
     run.stored_scores_file = log_rel
-    by_item = {v: k for k, v in d.sample_ids.items()}
+    run.read_files = [meta["log"]]
+    by_item = {str(v): k for k, v in d.sample_ids.items()}  # 1 and "1" are one sample, whichever a log writes
     seen: set[tuple[str, int]] = set()
     for _n, sample in enumerate(log.samples):
         record = f"sample {sample.get('id')!r}, epoch {sample.get('epoch')}"
-        iid = by_item.get(sample.get("id"))
+        iid = by_item.get(str(sample.get("id")))
         if iid is None:
             problems.error(log_rel, "sample is not in the version's definition (import it into a new version)", record)
             continue
@@ -206,7 +282,7 @@ def read_run(
             continue
         seen.add((iid, epoch))
         item = version.item(iid)
-        if _input_text(sample.get("input")) != item.prompt:
+        if item.spec.get("input_recorded", True) and _input_text(sample.get("input")) != item.prompt:
             problems.error(log_rel, "the sample's input differs from the version's definition", record, "input")
             continue
         error = sample.get("error")
@@ -219,7 +295,7 @@ def read_run(
             "error" if error else "completed",
             log_rel,
             record,
-            turns=turns_of(sample, bool(meta.get("publish_reasoning", False))),
+            turns=turns_of(sample, Publish(bool(meta.get("publish_reasoning")), bool(meta.get("publish_images")))),
             error=(error.get("message") if isinstance(error, dict) else str(error)) if error else None,
             record={"scores": sample.get("scores") or {}},
         )
@@ -228,10 +304,13 @@ def read_run(
     epochs = int((log.eval.get("config") or {}).get("epochs") or 1)
     expected = (log.eval.get("dataset") or {}).get("sample_ids")
     expected_items = (
-        [by_item[s] for s in expected if s in by_item] if isinstance(expected, list) else list(by_item.values())
+        [by_item[str(s)] for s in expected if str(s) in by_item]
+        if isinstance(expected, list)
+        else list(by_item.values())
     )
     run.metadata["expected_samples"] = len(expected_items)
     run.metadata["epochs"] = epochs
+    run.metadata["samples_in_log"] = len(log.samples)
     for iid in expected_items:
         for epoch in range(1, epochs + 1):
             if (iid, epoch) not in seen:

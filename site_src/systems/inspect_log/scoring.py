@@ -33,7 +33,8 @@ from ...results import (
 )
 from ...scoring.discrepancy import agrees, compared
 from ...scoring.statistics import no_intervals
-from .definition import InspectDefinition
+from ...scoring.uncertainty import wilson
+from .definition import InspectDefinition, metric_range
 
 DIFFERENCE_SCALE = 1.0
 RECOMPUTED = ("accuracy", "mean", "stderr", "std", "var")
@@ -112,6 +113,7 @@ class ScorerResult:
     reduced: dict[str, float]  # item id -> reduced value
     metrics: dict[str, float]  # recomputed
     reported: dict[str, float]  # stored in the log and not recomputable here: shown as the log reports them
+    interval: tuple[float, float, str] | None = None  # 95% (low, high, method) of its accuracy or mean
 
 
 @dataclass
@@ -123,29 +125,57 @@ class LogResult:
 @dataclass
 class SampleResult:
     status: str
-    values: dict[str, tuple[Any, float | None]]  # scorer -> (value as recorded, as a number)
-    answers: dict[str, str]
-    explanations: dict[str, str]
+    # column -> (value as recorded, as a number). A column is a scorer, or one key of a scorer whose value is a
+    # dict: Inspect reports each key as its own results row, named by the key
+    values: dict[str, tuple[Any, float | None]]
+    answers: dict[str, str]  # scorer -> the answer it extracted
+    explanations: dict[str, str]  # scorer -> its explanation
+    scorer_of: dict[str, str] = field(default_factory=dict)  # column -> the scorer that gave it
 
 
 def _sample_result(t: Any) -> SampleResult:
-    values, answers, explanations = {}, {}, {}
+    out = SampleResult(t.status, {}, {}, {})
     for name, s in (t.record.get("scores") or {}).items():
         if not isinstance(s, dict):
             continue
-        values[name] = (s.get("value"), value_to_float(s.get("value")))
+        value = s.get("value")
+        columns = value if isinstance(value, dict) else {name: value}
+        for column, v in columns.items():
+            out.values[str(column)] = (v, value_to_float(v))
+            out.scorer_of[str(column)] = name
         if s.get("answer") is not None:
-            answers[name] = str(s["answer"])
+            out.answers[name] = str(s["answer"])
         if s.get("explanation") is not None:
-            explanations[name] = str(s["explanation"])
-    return SampleResult(t.status, values, answers, explanations)
+            out.explanations[name] = str(s["explanation"])
+    return out
+
+
+def _entries_from_samples(run: Run, d: InspectDefinition, samples: dict[str, SampleResult]) -> list[dict[str, Any]]:
+    """The results rows of a log that stopped before writing its results table: one per scorer, or per key of a
+    scorer whose values are dicts (in the order the samples give them), each with the metrics its eval spec names."""
+    specs = {s.get("name"): s for s in run.stored_scores.get("scorer_specs") or [] if isinstance(s, dict)}
+    columns: dict[str, str] = {}
+    for sample in samples.values():
+        for column, scorer in sample.scorer_of.items():
+            columns.setdefault(column, scorer)
+    out = []
+    for scorer in d.scorers:
+        metrics = (specs.get(scorer) or {}).get("metrics")
+        keys = [c for c, s in columns.items() if s == scorer] or (
+            list(metrics) if isinstance(metrics, dict) else [scorer]
+        )
+        for key in keys:
+            named = metrics.get(key) if isinstance(metrics, dict) else metrics
+            names = [m["name"].split("/")[-1] for m in named or [] if isinstance(m, dict) and m.get("name")]
+            out.append({"name": key, "scorer": scorer, "metrics": {m: {} for m in names}})
+    return out
 
 
 def score_run(
     run: Run, d: InspectDefinition, samples: dict[str, SampleResult], tolerance: float | None
 ) -> tuple[LogResult, list[Discrepancy]]:
     results = run.stored_scores.get("results") or {}
-    stored_scores = results.get("scores") or [{"name": s, "scorer": s, "metrics": {}} for s in d.scorers]
+    stored_scores = results.get("scores") or _entries_from_samples(run, d, samples)
     stored_reductions = {r.get("scorer"): r for r in run.stored_scores.get("reductions") or [] if isinstance(r, dict)}
     out = LogResult(run.metadata.get("status") or "started")
     discrepancies: list[Discrepancy] = []
@@ -190,8 +220,64 @@ def score_run(
                         repr(mine),
                     )
                 )
-        out.scorers.append(ScorerResult(name, reducer, reduced, metrics, reported))
+        result = ScorerResult(name, reducer, reduced, metrics, reported)
+        result.interval = interval(result)
+        out.scorers.append(result)
     return out, discrepancies
+
+
+LEVEL = 0.95
+
+
+def interval(s: ScorerResult) -> tuple[float, float, str] | None:
+    """(low, high, method) of a scorer's accuracy or mean at 95%: Wilson's from the counts where the figure is a
+    proportion of whole samples (every reduced value 0 or 1), else 1.96 standard errors either side; None where
+    there is nothing to draw it from."""
+    values = list(s.reduced.values())
+    metric = next((m for m in ("accuracy", "mean") if m in s.metrics), None)
+    if metric is None or not values:
+        return None
+    if metric == "accuracy" and all(v in (0.0, 1.0) for v in values):
+        w = wilson(int(sum(values)), len(values), LEVEL)
+        return w.lo / 100, w.hi / 100, "Wilson"
+    if "stderr" in s.metrics and len(values) > 1:
+        value, half = s.metrics[metric], 1.96 * s.metrics["stderr"]
+        return value - half, value + half, "1.96 × stderr"
+    return None
+
+
+STATUS_LABEL = {"cancelled": "cancelled", "error": "stopped by an error", "started": "unfinished"}
+
+
+def _status_flags(run: Run, status: str) -> list[Flag]:
+    """A log that did not finish, shown as such with its error message (the pages' scan reads it like all text)."""
+    if status == "success":
+        return []
+    error = run.stored_scores.get("error")
+    message = str(error.get("message") or "") if isinstance(error, dict) else ""
+    first = message.strip().splitlines()[0][:300] if message.strip() else ""
+    detail = f"the log's status is {status!r}: the run did not finish" + (f". Its error: {first}" if first else "")
+    return [Flag("incomplete", STATUS_LABEL.get(status, "incomplete"), detail)]
+
+
+def _partial_flags(run: Run, cov: Coverage, flags: list[Flag]) -> bool:
+    """Compare the samples the log holds with the log's own count of what it ran (results.total_samples, the
+    samples × epochs it reports). A log holding fewer (truncated, or written without samples) is flagged and never
+    complete. Returns whether it holds them all."""
+    reported = ((run.stored_scores.get("results") or {}).get("total_samples")) if run.stored_scores else None
+    held = run.metadata.get("samples_in_log", cov.collected)
+    if not isinstance(reported, int) or held >= reported:
+        return True
+    if held == 0:
+        detail = (
+            f"the log holds none of the {reported} sample-epochs it reports (it was written without its samples): "
+            "its figures are shown as the log reports them, not recomputed"
+        )
+        flags.append(Flag("partial", "no samples", detail))
+    else:
+        detail = f"the log holds {held} of the {reported} sample-epochs it reports running: it is truncated or partial"
+        flags.append(Flag("partial", "partial log", detail))
+    return False
 
 
 def primary(result: LogResult) -> tuple[str, str, float] | None:
@@ -233,14 +319,10 @@ def score(version: BenchmarkVersion) -> Scored:
                 cov.ungraded += 1
             else:
                 cov.graded += 1
-        finished = result.status == "success"
-        complete = cov.complete and not cov.errored and finished
-        flags = []
-        if not finished:
-            flags.append(
-                Flag("incomplete", "incomplete", f"the log's status is {result.status!r}: the run did not finish")
-            )
-        elif not complete:
+        flags = _status_flags(run, result.status)
+        held = _partial_flags(run, cov, flags)
+        complete = cov.complete and not cov.errored and not flags and held
+        if not flags and not complete:
             flags.append(Flag("incomplete", "incomplete", "; ".join(cov.gaps())))
         total = (d.dataset or {}).get("samples")
         expected_samples = run.metadata.get("expected_samples", 0)
@@ -298,6 +380,7 @@ def score(version: BenchmarkVersion) -> Scored:
         order_rows(rows),
         ranked=True,
         discrepancies=discrepancies,
+        score_range=metric_range(d, first[0], first[1]) if first else None,
         notes=[
             "Each log's results table is recomputed from its samples: values mapped as Inspect maps them "
             "(C 1, P 0.5, I 0, N 0), epochs reduced with the log's reducer, then the metrics.",

@@ -283,6 +283,7 @@ def score(version: BenchmarkVersion) -> Scored:
         order_rows(rows),
         ranked=True,
         discrepancies=discrepancies,
+        score_range=(0.0, 100.0),
         notes=[
             "Overall = "
             + " + ".join(f"{Fraction(w).limit_denominator(1000)} {g} mean" for g, w in d.group_weights.items())

@@ -180,6 +180,7 @@ def score(version: BenchmarkVersion) -> Scored:
         rows=order_rows(rows),
         ranked=False,
         discrepancies=discrepancies,
+        score_range=(0.0, 1.0),  # a proportion of the cases
         notes=[
             "Each row is one run directory; repeated runs are shown side by side, never the best one.",
             "Check-level results are diagnostics and are never mixed into the case counts.",
