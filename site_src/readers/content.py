@@ -10,7 +10,7 @@ from typing import Any
 from ..jsonio import confined, read_text, read_yaml
 from ..model import Benchmark, BenchmarkVersion
 from ..problems import InputError, Problems
-from ..systems import system_part
+from ..systems import system_part, systems
 from ..validate import check
 
 RESERVED_IDS = frozenset({"search", "static", "pagefind"})  # top-level folders of the site: no benchmark may be one
@@ -78,6 +78,16 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
     if meta["id"] in RESERVED_IDS:
         problems.error(rel, f"id {meta['id']!r} is a folder of the site itself; choose another", None, "id")
         return None
+    policy = meta.get("incomplete_entrants", "not_ranked")
+    if policy != "not_ranked" and not _system(meta["system"]).ranks_over_present:
+        problems.error(
+            rel,
+            f"incomplete_entrants: {policy} is a source's convention the system {meta['system']!r} does not follow: "
+            "its incomplete entrants are never ranked (remove the key)",
+            None,
+            "incomplete_entrants",
+        )
+        return None
     if meta["id"] != bench_dir.name:
         problems.error(rel, f"id {meta['id']!r} differs from the folder name {bench_dir.name!r}", None, "id")
         return None
@@ -112,7 +122,12 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
         if version:
             tolerance = meta.get("discrepancy_tolerance")
             version.discrepancy_tolerance = float(tolerance) if tolerance is not None else None
+            version.incomplete_entrants = meta.get("incomplete_entrants", "not_ranked")
             bench.versions.append(version)
     if not bench.versions:
         problems.error(content_rel(content_dir, bench_dir), "benchmark has no valid version under versions/")
     return bench
+
+
+def _system(system_id: str) -> Any:
+    return next(s for s in systems() if s.id == system_id)

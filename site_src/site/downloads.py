@@ -63,6 +63,8 @@ def leaderboard_rows(view: VersionView) -> list[dict[str, Any]]:
                 },
                 "flags": [{"code": f.code, "label": f.label, "detail": f.detail} for f in row.flags],
                 "breakdown": {k: {"text": view.cell_text(k, c), "value": c.value} for k, c in row.cells.items()},
+                "figures": dict(row.figures),  # the system's further figures, at full precision
+                "ranked_over_present": row.over_present,
             }
         )
     return out
@@ -98,6 +100,8 @@ def leaderboard_csv(view: VersionView) -> str:
     header = ["rank", "entrant", "label", "runs", "attempt", "complete", "score", "score_count", "score_low"]
     header += ["score_high", "expected", "collected", "errored", "missing", "ungraded", "under_review"]
     header += ["judgments_expected", "judgments_missing", "flags"]
+    figures = _figure_keys(view)
+    header += figures
     for key, _ in cols:
         header += [key, f"{key} n", f"{key} of", f"{key} low", f"{key} high"] + (
             [f"{key} status"] if key in status else []
@@ -109,12 +113,23 @@ def leaderboard_csv(view: VersionView) -> str:
         line = [row.rank, row.entrant_id, row.label, " ".join(row.run_ids), row.attempt, row.complete, row.score]
         line += [row.count, ci[0], ci[1], c.expected, c.collected, c.errored, c.missing, c.ungraded]
         line += [c.under_review, c.judgments_expected, c.judgments_missing, " ".join(f.code for f in row.flags)]
+        line += [row.figures.get(k) for k in figures]
         for key, _ in cols:
             cell = row.cells.get(key) or Cell()
             low, high = _in_unit(stats[row.key].cells.get(key) if row.key in stats else None, per)
             line += [cell.value, cell.n, cell.of, low, high] + ([cell.label or cell.note] if key in status else [])
         rows.append(["" if v is None else v for v in line])
     return write_csv(header, rows)
+
+
+def _figure_keys(view: VersionView) -> list[str]:
+    """The systems' further figures (a standard error, a token count) as columns at full precision, in the order the
+    rows give them; those already a breakdown column, or marking a row's kind (the baseline), are left out."""
+    shown = {key for key, _ in view.scored.leaderboard.columns} | {"baseline"}
+    keys: dict[str, None] = {}
+    for row in view.rows:
+        keys.update((k, None) for k, v in row.figures.items() if k not in shown and not isinstance(v, str | None))
+    return list(keys)
 
 
 def _in_unit(interval: Any, per: float) -> tuple[float | None, float | None]:
@@ -143,6 +158,32 @@ def transcripts_list_json(view: VersionView) -> str:
             }
         )
     return dumps_canonical({"benchmark": view.bench.id, "version": view.version.id, "transcripts": rows})
+
+
+def items_list_json(view: VersionView, analysis: dict[str, dict[str, Any]]) -> str:
+    """Every item of a version with how its responses fared (what the Items pages show, page by page), so the whole
+    list can be sorted, e.g. to find the hardest items. Paths are relative to the site root."""
+    rows = []
+    for item in view.version.items:
+        a = analysis[item.id]
+        words = a["words"]
+        rows.append(
+            {
+                "id": item.id,
+                "path": f"{view.folder}/items/{item.id}/",
+                "title": item.title,
+                "category": item.category,
+                "kind": item.kind,
+                "responses": a["responses"],
+                "passes": a["passes"],
+                "graded": a["graded"],
+                "mean": a["mean"],
+                "scored": a["scored"],
+                "without_a_result": a["unresolved"],
+                "result": words[0] if words else None,
+            }
+        )
+    return dumps_canonical({"benchmark": view.bench.id, "version": view.version.id, "items": rows})
 
 
 def transcript_json(view: VersionView, tid: str) -> str:

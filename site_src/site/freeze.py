@@ -204,15 +204,18 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
     for endpoint in (
         "leaderboard",
         "breakdown",
-        "items",
         "methodology",
         "limitations",
         "leaderboard_json",
         "leaderboard_csv",
         "statistics_json",
         "transcripts_json",
+        "items_json",
     ):
         yield endpoint, {"bench": b, "version": v}
+    _, item_list_pages = paginate(view.version.items, 1)
+    for n in range(1, item_list_pages + 1):
+        yield "items", {"bench": b, "version": v, "number": n}
     for endpoint in ("judges", "calibration"):
         if view.declares(endpoint) and view.judge_reports:
             yield endpoint, {"bench": b, "version": v}

@@ -41,6 +41,7 @@ class System:
     run_contents: tuple[str, ...]  # other names only its run directories hold (to name a missing metadata file)
     review_kit: bool = False  # whether its runs have blind human pairs for the review kit
     importer: str = ""  # the source name of `build.py import SOURCE`, if it imports another tool's files
+    ranks_over_present: bool = False  # whether it implements benchmark.yaml `incomplete_entrants: ranked_over_present`
     package: str = ""  # filled in by the registry
 
 

@@ -8,4 +8,5 @@ SYSTEM = System(
     run_format="alpaca-eval-run",
     run_contents=("annotations.json", "model_outputs.json"),
     importer="alpaca-eval",
+    ranks_over_present=True,
 )

@@ -34,6 +34,9 @@ statistics: {{intervals: false, rank_separation: false, run_variation: false, ju
 methodology: methodology.md
 limitations: limitations.md
 discrepancy_tolerance: 1.0e-9
+# AlpacaEval's convention: an entrant with a few missing outputs or failed judgments is ranked by its win rate over
+# what is present (the count beside it, a flag saying what is missing). "not_ranked" keeps the stricter rule.
+incomplete_entrants: ranked_over_present
 display:
   attempt: attempt
   item_spec: Instruction
@@ -63,18 +66,31 @@ against one baseline only. The judge's raw completions are not published unless 
 """
 
 
-def _find(folder: Path) -> tuple[Path, Path]:
+def _find(folder: Path, annotator: str | None) -> tuple[Path, Path]:
+    """model_outputs.json and the one annotations.json to import: beside it, or in the annotator's folder (AlpacaEval's
+    results tree keeps one folder per judge; --annotator NAME chooses one where there are several)."""
     outputs = folder / "model_outputs.json"
     if not outputs.is_file():
         raise ImportFailed(f"{folder}: has no model_outputs.json")
     found = [folder / "annotations.json"] if (folder / "annotations.json").is_file() else []
     found += sorted(p for p in folder.glob("*/annotations.json") if p.is_file())
+    names = [str(p.parent.relative_to(folder)) for p in found]
+    if annotator is not None:
+        chosen = folder / annotator / "annotations.json"
+        if not chosen.is_file():
+            raise ImportFailed(f"{folder}: has no annotator folder {annotator!r}; " + _choices(names))
+        return outputs, chosen
     if len(found) != 1:
-        raise ImportFailed(
-            f"{folder}: expected one annotations.json beside model_outputs.json or in one annotator's folder; found "
-            f"{len(found)}" + (f" ({', '.join(str(p.relative_to(folder)) for p in found)})" if found else "")
-        )
+        several = f"holds {len(found)} annotations.json; choose one with --annotator NAME: " if found else ""
+        raise ImportFailed(f"{folder}: {several or 'has no annotations.json; '}" + _choices(names))
     return outputs, found[0]
+
+
+def _choices(names: list[str]) -> str:
+    shown = [n if n != "." else "(beside model_outputs.json)" for n in names]
+    if not shown:
+        return "expected one beside model_outputs.json or in a judge's folder"
+    return f"the choices are {', '.join(shown)}"
 
 
 def _read(path: Path) -> tuple[bytes, list[dict[str, Any]]]:
@@ -113,7 +129,7 @@ def plan(
     baseline, instructions = existing if existing else (None, {})
     board = Path(str(options["leaderboard"])) if options.get("leaderboard") else None
     for folder in paths:
-        outputs_path, annotations_path = _find(folder)
+        outputs_path, annotations_path = _find(folder, options.get("annotator"))
         outputs_bytes, outputs = _read(outputs_path)
         annotations_bytes, annotations = _read(annotations_path)
         generators = {a.get("generator_2") for a in annotations} | {o.get("generator") for o in outputs} - {None}
@@ -180,6 +196,7 @@ def plan(
         if run_id in out.runs:
             raise ImportFailed(f"{folder}: model {generator!r} is given twice")
         out.runs[run_id] = {"alpaca-eval-run.json": (json.dumps(meta, indent=2) + "\n").encode(), **files}
+        out.sources[run_id] = str(folder)
     if not existing:
         width = len(str(len(instructions)))
         for n, entry in enumerate(instructions.values(), start=1):

@@ -19,6 +19,7 @@ from ...jsonio import no_duplicate_keys, read_bytes, read_json, too_deep
 from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Judge, Judgment, Run, Transcript, Turn
 from ...problems import Problems
 from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
+from ...readers.titles import opening
 from ...validate import check
 from .definition import PairwiseDefinition
 
@@ -36,7 +37,8 @@ def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
             return None
         by_text[x["instruction"]] = x["id"]
         ids.add(x["id"])
-        items.append(Item(x["id"], f"Instruction {x['id']}", x.get("dataset") or "", "pairwise", x["instruction"]))
+        title = opening(x["instruction"]) or f"Instruction {x['id']}"
+        items.append(Item(x["id"], title, x.get("dataset") or "", "pairwise", x["instruction"]))
     definition = PairwiseDefinition(
         spec["baseline"]["id"],
         spec["baseline"]["generator"],
@@ -131,6 +133,7 @@ def read_run(
         model_outputs[str(x.get("instruction"))] = x["output"]
     run.stored_scores = {"reported": reported, "output_lengths": [len(o) for o in model_outputs.values()]}
     run.stored_scores_file = f"{rel}/leaderboard-row.csv" if reported else None
+    run.read_files = sorted(data)
     judges: dict[str, Judge] = {}
     seen: set[str] = set()
     allow_raw = bool(meta.get("publish_raw_completions", False))
@@ -205,6 +208,8 @@ def read_run(
                     turns=[Turn("user", item.prompt)],
                 )
             )
+    judged = [t for t in run.transcripts if t.status == "completed"]
+    run.stored_scores["judged_lengths"] = [len(t.turns[2].content or "") for t in judged]
     run.metadata["model_outputs_without_judgment"] = len(set(model_outputs) - set(d.by_instruction))
     run.metadata["judged_without_model_output"] = sum(
         1 for t in run.transcripts if t.status == "completed" and not t.record["judged_output_matches_model_outputs"]
