@@ -152,17 +152,42 @@ def test_search_returns_a_known_transcript(page, site_url):
 def test_search_merges_every_run_index_and_says_where_each_result_is_from(page, site_url):
     page.goto(site_url + "search/?q=demo")  # the query in the URL runs the search: a search can be shared
     page.wait_for_selector("[data-search-results] li")
-    status = page.locator("[data-search-status]").inner_text()
-    total = int(status.split(" ")[0])
     metas = page.locator("[data-search-results] .result-meta").all_inner_texts()
     benchmarks = {m.split(" · ")[0] for m in metas}
     assert len(benchmarks) >= 2, metas  # results from several runs' bundles, merged
     assert all(len(m.split(" · ")) == 3 for m in metas), metas  # benchmark version · entrant · attempt
-    while page.locator("[data-search-more]").is_visible():  # every result is reachable
-        shown = page.locator("[data-search-results] li").count()
-        page.click("[data-search-more]")
-        page.locator("[data-search-results] li").nth(shown).wait_for()  # the next batch is on the page
+    total = _every_result(page)
     assert page.locator("[data-search-results] li").count() == total
+
+
+def _every_result(page) -> int:  # noqa: ANN001
+    """Show every result (pressing "more" until it goes) and return the count the status gives at the end."""
+    status_line = page.locator("[data-search-status]")
+    busy = re.compile(r"^(Searching|Loading)")
+    expect(status_line).not_to_have_text(busy)
+    while page.locator("[data-search-more]").is_visible():
+        page.click("[data-search-more]")
+        expect(status_line).not_to_have_text(busy)
+    status = status_line.inner_text()
+    assert status.endswith(".") and not status.startswith("The first"), status
+    return int(status.split(" ")[0])
+
+
+def test_search_shows_only_results_that_hold_the_word_though_only_one_bundle_has_it(page, site_url):
+    # "kettle" is in TuckerBench's transcripts only; each other run's bundle answers it with its longest prefix
+    page.goto(site_url + "search/?q=kettle")
+    page.wait_for_selector("[data-search-results] li")
+    total = _every_result(page)
+    metas = page.locator("[data-search-results] .result-meta").all_inner_texts()
+    assert total == len(metas) > 0 and all(m.startswith("TuckerBench") for m in metas), metas
+    excerpts = page.locator("[data-search-results] li > p:not(.result-meta)").all_inner_texts()
+    assert all("kettle" in e.lower() for e in excerpts), excerpts
+
+
+def test_a_word_on_no_page_finds_nothing(page, site_url):
+    page.goto(site_url + "search/?q=quokkas")
+    expect(page.locator("[data-search-status]")).to_have_text(re.compile(r"^No results for .quokkas.\.$"))
+    assert page.locator("[data-search-results] li").count() == 0
 
 
 def test_search_filters_by_benchmark_and_keeps_the_filter_in_the_url(page, site_url):

@@ -61,14 +61,16 @@
     function render() {
       var f = new FormData(form);
       var entrant = f.get("entrant"), item = f.get("item"), state = f.get("state"), sort = f.get("sort");
-      if (!entrant && !item && !state && !sort) {
+      var words = (f.get("item_text") || "").trim().toLowerCase();
+      if (!entrant && !item && !words && !state && !sort) {
         table.replaceChild(original.cloneNode(true), table.tBodies[0]);
         pager.hidden = false;
         status.textContent = "";
         return;
       }
       var picked = rows.filter(function (r) {
-        return (!entrant || r.entrant === entrant) && (!item || r.item_id === item) && (!state || r.state === state);
+        return (!entrant || r.entrant === entrant) && (!item || r.item_id === item) && (!state || r.state === state) &&
+          (!words || r.item.toLowerCase().indexOf(words) !== -1);
       });
       var by = {
         best: function (a, b) { return score(b) - score(a); },
@@ -131,8 +133,9 @@
   var root = new URL("../", script.src);
   var PAGE = 20;
   var engine = null;
-  var shown = [];  // the current search's results, and how many are on the page
+  var shown = [];  // the current search's results from Pagefind, how many of them were checked, and how many kept
   var next = 0;
+  var found = 0;
   status.textContent = bundles.length ? "Type words and press Search." : "There are no transcripts to search.";
 
   function excerptNodes(excerpt, parent) {
@@ -162,36 +165,65 @@
     return [m.benchmark, m.entrant, m.attempt].filter(Boolean).join(" · ");
   }
 
+  // Pagefind answers a word that is not in a bundle with that bundle's longest prefix of it that is (so "kettle"
+  // could find pages with "k"): each result is kept only if every word of the query, or its stem, is in its text.
+  // A word of the text matches when it starts with the query word, or shares all but its last two letters and is
+  // at most one letter shorter (kettles finds kettle; kettle never finds kett or k).
+  function words(text) { return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean); }
+  function near(w, t) {
+    var n = 0;
+    while (n < w.length && n < t.length && w[n] === t[n]) { n++; }
+    return n === w.length || (n >= Math.max(3, w.length - 2) && t.length >= w.length - 1);
+  }
+  function contains(d, query) {
+    var have = words((d.meta && d.meta.title || "") + " " + (d.content || ""));
+    return query.every(function (w) { return have.some(function (t) { return near(w, t); }); });
+  }
+
+  function say(done) {
+    var q = input.value.trim(), where = select.value ? " in " + select.value : "";
+    if (!found) { status.textContent = "No results for “" + q + "”" + where + "."; return; }
+    status.textContent = (done ? found + " result" + (found === 1 ? "" : "s") : "The first " + found + " results") +
+      " for “" + q + "”" + where + (done ? "." : "; more follow.");
+  }
+
   function showMore() {
-    var batch = shown.slice(next, next + PAGE);
-    next += batch.length;
+    var query = words(input.value);
+    var target = found + PAGE;
     more.hidden = true;
-    return Promise.all(batch.map(function (r) { return r.data(); })).then(function (data) {
-      data.forEach(function (d) {
-        var li = document.createElement("li");
-        var a = document.createElement("a");
-        a.href = d.url;
-        a.textContent = (d.meta && d.meta.item) || (d.meta && d.meta.title) || d.url;
-        li.appendChild(a);
-        var where = document.createElement("p");
-        where.className = "result-meta";
-        where.textContent = describe(d);
-        li.appendChild(where);
-        var p = document.createElement("p");
-        excerptNodes(d.excerpt || "", p);
-        li.appendChild(p);
-        list.appendChild(li);
+    if (found) { status.textContent = "Loading more…"; }
+    function step() {
+      if (found >= target || next >= shown.length) { say(next >= shown.length); more.hidden = next >= shown.length; return null; }
+      var batch = shown.slice(next, next + PAGE);
+      next += batch.length;
+      return Promise.all(batch.map(function (r) { return r.data(); })).then(function (data) {
+        data.filter(function (d) { return contains(d, query); }).forEach(function (d) { found++; list.appendChild(item(d)); });
+        return step();
       });
-      status.textContent = shown.length + " result" + (shown.length === 1 ? "" : "s") + " for “" + input.value.trim() + "”" +
-        (select.value ? " in " + select.value : "") + (shown.length > next ? "; showing the first " + next + "." : ".");
-      more.hidden = next >= shown.length;
-    });
+    }
+    return step();
+  }
+
+  function item(d) {
+    var li = document.createElement("li");
+    var a = document.createElement("a");
+    a.href = d.url;
+    a.textContent = (d.meta && d.meta.item) || (d.meta && d.meta.title) || d.url;
+    li.appendChild(a);
+    var where = document.createElement("p");
+    where.className = "result-meta";
+    where.textContent = describe(d);
+    li.appendChild(where);
+    var p = document.createElement("p");
+    excerptNodes(d.excerpt || "", p);
+    li.appendChild(p);
+    return li;
   }
 
   function run(push) {
     var q = input.value.trim();
     list.textContent = "";
-    shown = []; next = 0; more.hidden = true;
+    shown = []; next = 0; found = 0; more.hidden = true;
     if (push) {
       var url = new URL(location.href);
       url.search = "";
@@ -204,10 +236,6 @@
     var options = select.value ? { filters: { benchmark: select.value } } : {};
     load().then(function (pf) { return pf.search(q, options); }).then(function (search) {
       shown = search.results;
-      if (!shown.length) {
-        status.textContent = "No results for “" + q + "”" + (select.value ? " in " + select.value : "") + ".";
-        return;
-      }
       return showMore();
     }).catch(function () {
       status.textContent = "Search is unavailable here (the index is built with the site). Browse the Transcripts pages instead.";

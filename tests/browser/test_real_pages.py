@@ -1,0 +1,140 @@
+"""The browser checks on pages built from the real fixtures, not only the demo: Inspect logs (an agent evaluation,
+dict scores, a cancelled log, a log without samples, images) and AlpacaEval's text_davinci_001 folder, imported as
+a user imports them, beside the demo runs, and served from a sub-path. Search runs over every run's bundle, one of
+which holds words that start like a word of another bundle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from helpers import ROOT, copy_project
+from playwright.sync_api import expect
+from test_importers import build
+
+from site_src.site.serve_static import serve
+
+INSPECT = ROOT / "tests/fixtures/inspect_ai"
+ALPACA = ROOT / "tests/fixtures/alpaca_eval"
+IMPORTS = [
+    ("inspect", "agent", INSPECT / "metr/small.eval", "--publish-reasoning"),
+    ("inspect", "dict", INSPECT / "generated/dict-scores.eval", None),
+    ("inspect", "formats", INSPECT / "log_formats.eval", None),
+    ("inspect", "cancelled", INSPECT / "inspect_ai_tests/2025-05-12T20-28-13-04-00_popularity.json", None),
+    ("inspect", "images", INSPECT / "inspect_ai_tests/log_images.json", "--publish-images"),
+    ("alpaca-eval", "alpaca", ALPACA / "text_davinci_001", None),
+]
+PAGES = {
+    "inspect leaderboard": "formats/v0/",
+    "inspect breakdown": "formats/v0/breakdown/",
+    "agent leaderboard": "agent/v0.1.8/",
+    "agent transcript": "agent/v0.1.8/t/",  # the first transcript, found below
+    "dict breakdown": "dict/v0/breakdown/",
+    "cancelled leaderboard": "cancelled/v0/",
+    "image transcript": "images/v0/t/",
+    "alpaca leaderboard": "alpaca/v1/",
+    "alpaca breakdown": "alpaca/v1/breakdown/",
+    "alpaca items": "alpaca/v1/items/",
+    "alpaca item": "alpaca/v1/items/001/",
+    "alpaca transcripts": "alpaca/v1/transcripts/",
+    "alpaca transcript": "alpaca/v1/t/text-davinci-001--794/",
+}
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    project = copy_project(tmp_path_factory.mktemp("real") / "project")
+    for source, bench, path, option in IMPORTS:
+        extra = [option] if option else []
+        extra += ["--leaderboard", str(ALPACA / "alpaca_eval_gpt4_leaderboard.text_davinci_001.csv")] * (
+            source == "alpaca-eval"
+        )
+        done = build(project, "import", source, str(path), "--benchmark", bench, *extra)
+        assert done.returncode == 0, done.stdout + done.stderr
+    # words that start like "kettle" (in TuckerBench's demo transcripts only), in another run's bundle
+    note = project / "runs/halees-dual-layer/demo-system-x/tasks/T1/iteration-1.output.txt"
+    note.write_text(note.read_text(encoding="utf-8") + "\nA note: k ke ket kett.\n", encoding="utf-8")
+    done = build(project, "--out", "_site", "--base-path", "/repo/", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    site = project / "_site"
+    server, url = serve(site, "/repo/")
+    yield url, site
+    server.shutdown()
+
+
+def _path(site: Path, name: str) -> str:
+    path = PAGES[name]
+    if path.endswith("/t/"):  # the version's first transcript
+        first = sorted(p.parent.name for p in (site / path).glob("*/index.html"))[0]
+        path += first + "/"
+    return path
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_axe_finds_no_wcag_aa_violations_on_pages_of_real_results(page, real_site, name):
+    url, site = real_site
+    page.goto(url + _path(site, name))
+    results = Axe().run(
+        page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
+    )
+    violations = [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]]
+    assert not violations, violations
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_pages_of_real_results_are_usable_at_375_px(chromium_browser, real_site, name):
+    url, site = real_site
+    context = chromium_browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    page.goto(url + _path(site, name))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    context.close()
+
+
+@pytest.mark.parametrize("name", [n for n in PAGES if "breakdown" in n or "leaderboard" in n])
+def test_chart_text_of_real_results_is_never_below_11_px_on_a_phone(chromium_browser, real_site, name):
+    url, site = real_site
+    context = chromium_browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    page.goto(url + _path(site, name))
+    sizes = page.evaluate(
+        "Array.from(document.querySelectorAll('figure.chart svg text'))"
+        ".filter(t => t.textContent.trim()).map(t => t.getBoundingClientRect().height)"
+    )
+    assert not sizes or min(sizes) >= 11, (name, min(sizes))
+    context.close()
+
+
+def test_pages_of_real_results_stay_small(real_site):
+    url, site = real_site
+    sizes = {name: len((site / _path(site, name) / "index.html").read_bytes()) for name in PAGES}
+    print("\npage sizes (bytes):", sizes)
+    assert sizes["alpaca items"] < 60_000 and sizes["alpaca transcripts"] < 80_000, sizes
+    assert max(sizes.values()) < 400_000, sizes
+
+
+def test_an_inspect_accuracy_chart_spans_0_to_1_so_no_dot_sits_on_the_zero_line(page, real_site):
+    url, site = real_site
+    page.goto(url + "formats/v0/breakdown/")
+    caption = page.locator("figure.chart figcaption").first.inner_text()
+    assert "declared range, 0–1" in caption, caption
+    axis = page.locator("figure.chart svg").first.locator(".role-axis-label text").all_text_contents()
+    assert axis[0] == "0.0" and axis[-1] == "1.0", axis
+
+
+def test_search_over_real_and_demo_bundles_never_shows_a_result_without_the_word(page, real_site):
+    url, _ = real_site
+    page.goto(url + "search/?q=kettle")
+    page.wait_for_selector("[data-search-results] li")
+    status = page.locator("[data-search-status]")
+    while page.locator("[data-search-more]").is_visible():
+        page.click("[data-search-more]")
+        expect(status).not_to_have_text("Loading more…")
+    excerpts = page.locator("[data-search-results] li > p:not(.result-meta)").all_inner_texts()
+    metas = page.locator("[data-search-results] .result-meta").all_inner_texts()
+    assert excerpts and all("kettle" in e.lower() for e in excerpts), [e[:80] for e in excerpts]
+    assert all(m.startswith("TuckerBench") for m in metas), metas
+    page.goto(url + "search/?q=kettlebells")  # in no page: the bundles' prefixes of it (kettle, kett) are not it
+    expect(status).to_have_text("No results for “kettlebells”.")
