@@ -21,7 +21,8 @@ from helpers import ROOT, copy_project, indexed_text, vega_lite_problems
 FIX = ROOT / "tests/fixtures"
 INSPECT_EVAL = FIX / "inspect_ai/log_formats.eval"
 INSPECT_JSON = FIX / "inspect_ai/log_formats.json"
-ALPACA = FIX / "alpaca_eval/text_davinci_001"
+ALPACA = FIX / "alpaca_eval/text_davinci_001"  # its AlpacaEval 1.0 and 2.0 judges' folders, as AlpacaEval keeps them
+AE1 = "alpaca_eval_gpt4"  # the AlpacaEval 1.0 judge
 ALPACA_ROW = FIX / "alpaca_eval/alpaca_eval_gpt4_leaderboard.text_davinci_001.csv"
 # the published row of text_davinci_001 in AlpacaEval's alpaca_eval_gpt4 leaderboard (the fixture CSV)
 PUBLISHED = {
@@ -240,7 +241,16 @@ def test_alpaca_eval_preference_encodings_as_alpaca_eval_reads_them():
 def test_alpaca_eval_reproduces_the_published_row(project):
     before = tree(FIX)
     done = build(
-        project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "alpaca-eval-1", "--leaderboard", str(ALPACA_ROW)
+        project,
+        "import",
+        "alpaca-eval",
+        str(ALPACA),
+        "--annotator",
+        AE1,
+        "--benchmark",
+        "alpaca-eval-1",
+        "--leaderboard",
+        str(ALPACA_ROW),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert tree(FIX) == before
@@ -310,7 +320,7 @@ def test_alpaca_eval_missing_baseline_is_refused_and_nothing_is_written(project,
 
 
 def test_alpaca_eval_second_model_against_another_baseline_is_refused(project, tmp_path):
-    assert build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "a").returncode == 0
+    assert build(project, "import", "alpaca-eval", str(ALPACA), "--annotator", AE1, "--benchmark", "a").returncode == 0
     folder = tmp_path / "other"
     folder.mkdir()
     rows = json.loads((ALPACA / "alpaca_eval_gpt4/annotations.json").read_text(encoding="utf-8"))
@@ -324,8 +334,8 @@ def test_alpaca_eval_second_model_against_another_baseline_is_refused(project, t
 
 
 def test_an_import_never_replaces_a_run_directory(project):
-    assert build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "a").returncode == 0
-    again = build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "a")
+    assert build(project, "import", "alpaca-eval", str(ALPACA), "--annotator", AE1, "--benchmark", "a").returncode == 0
+    again = build(project, "import", "alpaca-eval", str(ALPACA), "--annotator", AE1, "--benchmark", "a")
     assert again.returncode == 1 and "already exists" in again.stdout
 
 
@@ -344,7 +354,7 @@ def test_inspect_metrics_it_cannot_recompute_are_shown_as_reported(project):
 
 
 def test_alpaca_eval_definition_with_an_instruction_id_twice_is_refused(project):
-    assert build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "a").returncode == 0
+    assert build(project, "import", "alpaca-eval", str(ALPACA), "--annotator", AE1, "--benchmark", "a").returncode == 0
     path = project / "content/a/versions/v1/instructions.json"
     spec = json.loads(path.read_text(encoding="utf-8"))
     spec["instructions"][5]["id"] = spec["instructions"][0]["id"]  # not adjacent: every earlier id counts
@@ -363,7 +373,10 @@ def test_search_indexes_what_a_transcript_says_never_its_grading(project):
     from site_src.scoring.release import build_release
     from site_src.site.app import create_app
 
-    for args in (("inspect", str(INSPECT_EVAL), "--benchmark", "popularity"), ("alpaca-eval", str(ALPACA))):
+    for args in (
+        ("inspect", str(INSPECT_EVAL), "--benchmark", "popularity"),
+        ("alpaca-eval", str(ALPACA), "--annotator", AE1),
+    ):
         done = build(project, "import", *args, *(("--benchmark", "alpaca-eval-1") if args[0] == "alpaca-eval" else ()))
         assert done.returncode == 0, done.stdout + done.stderr
     loaded = load_project(project / "content", [project / "runs"], Problems())

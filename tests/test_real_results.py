@@ -233,8 +233,13 @@ ALPACA = ROOT / "tests/fixtures/alpaca_eval/text_davinci_001"
 ALPACA_ROW = ROOT / "tests/fixtures/alpaca_eval/alpaca_eval_gpt4_leaderboard.text_davinci_001.csv"
 
 
-def _alpaca(project: Path, *extra: str, folder: Path = ALPACA, bench: str = "ae"):  # noqa: ANN202
-    done = build(project, "import", "alpaca-eval", str(folder), "--benchmark", bench, *extra)
+AE1, AE2 = "alpaca_eval_gpt4", "weighted_alpaca_eval_gpt4_turbo"  # the AlpacaEval 1.0 and 2.0 judges' folders
+AE2_ROW = ROOT / "tests/fixtures/alpaca_eval/weighted_alpaca_eval_gpt4_turbo_leaderboard.text_davinci_001.csv"
+
+
+def _alpaca(project: Path, *extra: str, folder: Path = ALPACA, bench: str = "ae", judge: str = AE1):  # noqa: ANN202
+    chosen = ["--annotator", judge] if folder == ALPACA else []
+    done = build(project, "import", "alpaca-eval", str(folder), "--benchmark", bench, *chosen, *extra)
     assert done.returncode == 0, done.stdout + done.stderr
     return _load(project, bench)
 
@@ -299,21 +304,41 @@ def test_the_source_convention_is_refused_for_a_system_whose_rule_is_never_rank_
     )
 
 
-def test_annotator_chooses_one_judge_folder_and_without_it_the_choices_are_listed(project, tmp_path):
-    folder = tmp_path / "text_davinci_001"
-    for judge in ("alpaca_eval_gpt4", "weighted_alpaca_eval_gpt4_turbo"):
-        (folder / judge).mkdir(parents=True)
-        (folder / judge / "annotations.json").write_bytes((ALPACA / "alpaca_eval_gpt4/annotations.json").read_bytes())
-    (folder / "model_outputs.json").write_bytes((ALPACA / "model_outputs.json").read_bytes())
-    done = build(project, "import", "alpaca-eval", str(folder), "--benchmark", "ae")
+def test_annotator_chooses_one_judge_folder_and_without_it_the_choices_are_listed(project):
+    # the real text_davinci_001 folder holds the AlpacaEval 1.0 and 2.0 judges' folders, as AlpacaEval keeps them
+    done = build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "ae")
     assert done.returncode != 0
     said = done.stdout + done.stderr
-    assert "holds 2 annotations.json; choose one with --annotator NAME" in said
-    assert "the choices are alpaca_eval_gpt4, weighted_alpaca_eval_gpt4_turbo" in said
-    wrong = build(project, "import", "alpaca-eval", str(folder), "--benchmark", "ae", "--annotator", "gpt5")
+    assert str(ALPACA) in said and "holds 2 annotations.json; choose one with --annotator NAME" in said
+    assert f"the choices are {AE1}, {AE2}" in said
+    wrong = build(project, "import", "alpaca-eval", str(ALPACA), "--benchmark", "ae", "--annotator", "gpt5")
     assert wrong.returncode != 0 and "has no annotator folder 'gpt5'" in wrong.stdout + wrong.stderr
-    _, scored = _alpaca(project, "--annotator", "alpaca_eval_gpt4", folder=folder)
+    _, scored = _alpaca(project)
     assert scored.leaderboard.rows[0].figures["n_total"] == 804
+
+
+def test_alpaca_eval_2_weighted_judgments_reproduce_the_published_row(project):
+    _, scored = _alpaca(project, "--leaderboard", str(AE2_ROW), judge=AE2)
+    row = scored.leaderboard.rows[0]
+    import csv
+
+    published = next(csv.DictReader(AE2_ROW.open(encoding="utf-8")))
+    for key in ("win_rate", "standard_error", "discrete_win_rate"):
+        assert row.figures[key] == pytest.approx(float(published[key]), abs=1e-9), key
+    for key in ("n_wins", "n_wins_base", "n_draws", "n_total"):
+        assert row.figures[key] == int(published[key]), key
+    # the published avg_length, 296, is the mean of neither file here (297.53 over the 803 outputs, judged or not):
+    # not a choice of file, so a discrepancy, shown
+    found = [(d.field, d.stored, d.recomputed) for d in scored.leaderboard.discrepancies]
+    assert found == [("avg_length", "296", "297")]
+    # its 803 judgments define the version (the import knows no other instruction list): complete over those
+    assert row.complete and row.rank == 1 and len(scored.leaderboard.rows) == 2
+    lc = row.cells["reported_length_controlled_winrate"].value
+    assert lc == float(published["length_controlled_winrate"])
+    assert build(project, "--out", "_site", "--no-search", "-q").returncode == 0
+    board = (project / "_site/ae/v1/index.html").read_text(encoding="utf-8")
+    assert f"{row.score:.2f} ± {row.figures['standard_error']:.2f} (23 wins, 777 losses, 3 draws of 803 judged)" in board
+    assert ">9.03</td>" in board  # the length-controlled win rate, in its own column
 
 
 def test_standard_errors_are_downloaded_at_full_precision_and_the_lc_win_rate_said_once(project):

@@ -24,7 +24,7 @@ IMPORTS = [
     ("inspect", "formats", INSPECT / "log_formats.eval", None),
     ("inspect", "cancelled", INSPECT / "inspect_ai_tests/2025-05-12T20-28-13-04-00_popularity.json", None),
     ("inspect", "images", INSPECT / "inspect_ai_tests/log_images.json", "--publish-images"),
-    ("alpaca-eval", "alpaca", ALPACA / "text_davinci_001", None),
+    ("alpaca-eval", "alpaca", ALPACA / "text_davinci_001", "--annotator=alpaca_eval_gpt4"),
 ]
 PAGES = {
     "inspect leaderboard": "formats/v0/",
