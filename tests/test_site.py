@@ -318,7 +318,7 @@ def test_home_page_names_each_benchmarks_leaders_with_intervals_and_separation(c
     page = html(client, "/")
     assert "Leaders in version v1-pilot" in page
     alpha = page.index("Demo Entrant Alpha")
-    assert "95% interval [59.8, 63.8]" in page[alpha : alpha + 600]
+    assert "95% interval [58.3, 65.6] (t, 3.6 df)" in page[alpha : alpha + 600]
     assert "not separated from Demo Entrant Beta" in page[alpha : alpha + 900]
     assert "Top of the listing (not ranked) in version 0.1.0" in page  # the pack makes no ranking claims
     assert "Demo Entrant Gamma" not in page  # incomplete: never shown as a leader

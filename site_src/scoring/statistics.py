@@ -11,7 +11,16 @@ import numpy as np
 from ..model import Benchmark, BenchmarkVersion
 from ..results import Scored
 from ..systems import system_part
-from .uncertainty import Interval, Separation, draw_counts, percentile, resampled_means, separation, wilson
+from .uncertainty import (
+    Interval,
+    Separation,
+    draw_counts,
+    percentile,
+    resampled_means,
+    separation,
+    separation_t,
+    wilson,
+)
 
 FEW_CLUSTERS = 30  # below this, simulated coverage of percentile bootstrap intervals falls short of nominal
 
@@ -25,6 +34,7 @@ class RowStats:
     wilson_cells: dict[str, Interval] = field(default_factory=dict)
     variation: str = ""  # run-to-run (repetition or run directory) variation, in words, short enough for a table
     variation_detail: str = ""  # the same with every value, where the short form summarises them
+    df: float | None = None  # the stratified t interval's degrees of freedom (Welch–Satterthwaite), where used
 
 
 @dataclass
@@ -47,9 +57,10 @@ def add_statistics(bench: Benchmark, version: BenchmarkVersion, scored: Scored) 
     sep = None
     if declared.get("rank_separation") and bench.rank_claims and len(boot) > 1:
         observed = {r.key: r.score for r in scored.leaderboard.rows if r.key in boot}
-        sep = separation(observed, boot, params["level"])
+        by_t = params.get("method") == "stratified-t"
+        sep = (separation_t if by_t else separation)(observed, boot, params["level"])
     params["clusters"] = len(version.items)
-    if declared.get("intervals") and len(version.items) < FEW_CLUSTERS:
+    if declared.get("intervals") and len(version.items) < FEW_CLUSTERS and params.get("method") != "stratified-t":
         note += (
             f" With only {len(version.items)} clusters these intervals are too narrow: in simulation "
             "(scripts/coverage.py) nominal 95% intervals covered the truth about 80% of the time with 6 clusters and "

@@ -10,7 +10,7 @@ Intervals are percentile intervals at the level the definition declares, with it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import sqrt
+from math import exp, lgamma, log, sqrt
 from statistics import NormalDist
 
 import numpy as np
@@ -122,4 +122,142 @@ def separation(observed: dict[str, float], stats: dict[str, np.ndarray], level: 
             interval = percentile(diff, level)
             resolved = interval.lo > 0 or interval.hi < 0
             differences[(a, b)] = (observed[a] - observed[b], interval, resolved)
+    return Separation(rank_intervals, differences)
+
+
+# ---- the stratified t interval: few clusters, honest coverage (docs/statistics.md compares it with the bootstrap)
+
+
+def t_cdf(x: float, df: float) -> float:
+    """Student's t distribution function, through the regularized incomplete beta function (scipy.stats.t.cdf;
+    tests/test_statistics.py checks it against scipy, which takes half a second to import)."""
+    if df <= 0:
+        raise ValueError("degrees of freedom must be positive")
+    if x * x < df:  # near the centre, through the small argument: df / (df + x²) would round to 1
+        tail = 0.5 * (1 - _incomplete_beta(0.5, df / 2, x * x / (df + x * x)))
+    else:
+        tail = 0.5 * _incomplete_beta(df / 2, 0.5, df / (df + x * x))
+    return 1 - tail if x > 0 else tail
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The p quantile of Student's t with df degrees of freedom (df may be fractional), by bisection on t_cdf."""
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1 - p, df)
+    lo, hi = 0.0, 1e6
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, abs(mid)):
+            break
+    return (lo + hi) / 2
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b) by its continued fraction (modified Lentz), using the symmetry where it converges faster."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - front * _beta_fraction(b, a, 1 - x) / b
+    return front * _beta_fraction(a, b, x) / a
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):  # fmt: skip
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+
+
+def linearized(sums: np.ndarray, counts: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """A stratum's mean over units (the ratio of its clusters' sums to their counts) and each of its clusters'
+    linearized value, (sum - mean * count) / mean count: their spread is the mean's sampling spread, clusters of
+    unequal size included (the ratio estimator's usual variance)."""
+    inside = mask > 0
+    s, c = sums[inside], counts[inside]
+    mean = float(s.sum() / c.sum())
+    return mean, (s - mean * c) / c.mean()
+
+
+@dataclass(frozen=True)
+class TInterval:
+    interval: Interval
+    df: float  # Welch–Satterthwaite degrees of freedom across the strata (0 where nothing varies)
+    se: float
+
+    def within(self, low: float, high: float) -> Interval:
+        """The interval cut at the ends of the figure's scale: the truth lies within them, so coverage is kept."""
+        return Interval(max(low, self.interval.lo), min(high, self.interval.hi), self.interval.level)
+
+
+def stratified_t(estimate: float, parts: list[tuple[float, np.ndarray]], level: float) -> TInterval | None:
+    """The interval estimate ± t(df) × se of a weighted sum of stratum means, from each stratum's weight and its
+    clusters' linearized values: se² = Σ w² s² / n, df by Welch–Satterthwaite. None where a stratum has fewer than
+    two clusters (no spread to estimate); a zero-width interval (df 0) where the clusters do not vary at all."""
+    terms = []
+    for weight, z in parts:
+        n = len(z)
+        if n < 2:
+            return None
+        terms.append((weight * weight * float(np.sum(z * z)) / (n * (n - 1)), n))
+    var = sum(t for t, _ in terms)
+    if var <= 0:
+        return TInterval(Interval(estimate, estimate, level), 0.0, 0.0)
+    df = var * var / sum(t * t / (n - 1) for t, n in terms)
+    half = t_quantile(0.5 + level / 2, df) * sqrt(var)
+    return TInterval(Interval(estimate - half, estimate + half, level), df, sqrt(var))
+
+
+@dataclass(frozen=True)
+class TParts:
+    """An entrant's overall figure as a weighted sum of stratum means, with each stratum's weight and its clusters'
+    linearized values (in the version's cluster order): what the stratified t needs, for one entrant or for the
+    paired difference of two."""
+
+    estimate: float
+    parts: list[tuple[float, np.ndarray]]
+
+
+def separation_t(observed: dict[str, float], stats: dict[str, TParts], level: float) -> Separation:
+    """Pairwise differences by the stratified t on paired cluster values (two entrants answered the same scenarios),
+    and rank intervals from them: an entrant's best rank is 1 + those resolved above it, its worst the count of
+    entrants less those resolved below it."""
+    keys = sorted(stats)
+    differences = {}
+    for i, a in enumerate(keys):
+        for b in keys[i + 1 :]:
+            pa, pb = stats[a], stats[b]
+            parts = [(w, za - zb) for (w, za), (_, zb) in zip(pa.parts, pb.parts, strict=True)]
+            t = stratified_t(pa.estimate - pb.estimate, parts, level)
+            interval = t.interval if t else Interval(float("-inf"), float("inf"), level)
+            resolved = interval.lo > 0 or interval.hi < 0
+            differences[(a, b)] = (observed[a] - observed[b], interval, resolved)
+    rank_intervals = {}
+    for k in keys:
+        above = below = 0
+        for (a, b), (diff, _, resolved) in differences.items():
+            if resolved and k in (a, b):
+                k_higher = (diff > 0) == (k == a)
+                above += not k_higher
+                below += k_higher
+        rank_intervals[k] = (1 + above, len(keys) - below)
     return Separation(rank_intervals, differences)
