@@ -35,8 +35,9 @@ def _tucker_dimensions(view: VersionView) -> Chart:
         "dimensions",
         "Per-dimension scores per entrant",
         f"One panel per dimension: each entrant's mean judge score on the 0–{top:g} scale as a dot, in leaderboard "
-        "order, with a line spanning the bootstrap interval of complete entrants; incomplete entrants' means (hollow "
-        "dots) cover only their fully judged transcripts and have no interval; a dimension without a score says so.",
+        "order, with a line spanning the interval of complete entrants (its method is in the note above); incomplete "
+        "entrants' means (hollow dots) cover only their fully judged transcripts and have no interval; a dimension "
+        "without a score says so.",
         data,
         chart,
     )

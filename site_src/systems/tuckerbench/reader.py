@@ -625,4 +625,23 @@ def load_version(content_dir: Path, bench_id: str, vdir: Path, problems: Problem
             "judge.md": read_text(paths["prompts/judge.md"], rel("prompts/judge.md"), problems),
         },
     )
+    _check_simulated_design(definition, items, rel("config/pilot.json"), problems)
     return BenchmarkVersion(bench_id, pilot["version"], definition.content_hash, definition, items)
+
+
+def _check_simulated_design(d: TuckerDefinition, items: list[Item], rel: str, problems: Problems) -> None:
+    """The coverage a definition freezes for its interval method holds at the design it was simulated for: say so
+    where the version's own design (scenarios per group, repetitions) is another."""
+    design = (d.uncertainty.get("simulated_coverage") or {}).get("design")
+    if design is None:
+        return
+    own = {kind: sum(i.kind == kind for i in items) for kind in ("single", "conversation")}
+    own["repetitions"] = d.repetitions
+    if own != design:
+        problems.warning(
+            rel,
+            f"simulated_coverage was simulated for {design}, not this version's design {own}: run "
+            "scripts/coverage.py --design SINGLES,CONVERSATIONS,REPETITIONS and freeze its figure",
+            None,
+            "uncertainty.simulated_coverage",
+        )

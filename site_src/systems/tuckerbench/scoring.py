@@ -17,7 +17,7 @@ from ...model import BenchmarkVersion, Entrant, Judge, Judgment, Run, Transcript
 from ...results import Cell, Coverage, Discrepancy, Flag, Leaderboard, Row, Scored, assign_ranks, order_rows, plural
 from ...scoring.discrepancy import agrees, compared
 from ...scoring.statistics import RowStats, cluster_draws
-from ...scoring.uncertainty import percentile, resampled_means
+from ...scoring.uncertainty import TParts, linearized, percentile, resampled_means, stratified_t
 from .definition import TuckerDefinition
 
 
@@ -347,18 +347,10 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202 - int
             )
         if not (declared.get("intervals") and row.complete):
             continue
-        sums = np.zeros(len(ids))
-        counts = np.zeros(len(ids))
-        dim_sums = {dim.id: np.zeros(len(ids)) for dim in d.dimensions}
-        dim_counts = {dim.id: np.zeros(len(ids)) for dim in d.dimensions}
-        for t in mine:
-            r = scored.transcripts[t.id]
-            k = ids.index(t.item_id)
-            sums[k] += r.score
-            counts[k] += 1
-            for dim, v in r.dimensions.items():
-                dim_sums[dim][k] += v
-                dim_counts[dim][k] += 1
+        sums, counts, dim_sums, dim_counts = _cluster_sums(d, ids, mine, scored)
+        if params.get("method") == "stratified-t":
+            boot[row.key] = _t_intervals(d, sums, counts, dim_sums, dim_counts, masks, level, stats)
+            continue
         overall = d.to_100 * sum(w * resampled_means(draws, sums, counts, masks[g]) for g, w in d.group_weights.items())
         boot[row.key] = overall
         stats.score = percentile(overall, level)
@@ -366,12 +358,72 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202 - int
             stats.cells[f"group:{g}"] = percentile(d.to_100 * resampled_means(draws, sums, counts, masks[g]), level)
         for dim in d.dimensions:
             stats.cells[dim.id] = percentile(resampled_means(draws, dim_sums[dim.id], dim_counts[dim.id]), level)
-    note = (
+    return rows, boot, _note(params, strata)
+
+
+def _cluster_sums(d, ids, mine, scored):  # noqa: ANN001, ANN202
+    """Per scenario (the cluster): the sum and count of an entrant's transcript scores, overall and per dimension."""
+    sums, counts = np.zeros(len(ids)), np.zeros(len(ids))
+    dim_sums = {dim.id: np.zeros(len(ids)) for dim in d.dimensions}
+    dim_counts = {dim.id: np.zeros(len(ids)) for dim in d.dimensions}
+    for t in mine:
+        r = scored.transcripts[t.id]
+        k = ids.index(t.item_id)
+        sums[k] += r.score
+        counts[k] += 1
+        for dim, v in r.dimensions.items():
+            dim_sums[dim][k] += v
+            dim_counts[dim][k] += 1
+    return sums, counts, dim_sums, dim_counts
+
+
+def _t_intervals(d, sums, counts, dim_sums, dim_counts, masks, level, stats) -> TParts:  # noqa: ANN001
+    """The stratified t intervals of an entrant's overall score, group means and dimension means (docs/statistics.md),
+    and its overall as TParts, for the paired differences of rank separation."""
+    estimate, parts = 0.0, []
+    for g, w in d.group_weights.items():
+        mean, z = linearized(sums, counts, masks[g])
+        estimate += d.to_100 * w * mean
+        parts.append((d.to_100 * w, z))
+        group = stratified_t(d.to_100 * mean, [(d.to_100, z)], level)
+        if group:
+            stats.cells[f"group:{g}"] = group.within(0, 100)
+    overall = stratified_t(estimate, parts, level)
+    if overall:
+        stats.score, stats.df = overall.within(0, 100), overall.df
+    for dim in d.dimensions:
+        scored_here = (dim_counts[dim.id] > 0).astype(float)  # a dimension some scenarios are not scored on
+        if scored_here.sum() >= 2:
+            mean, z = linearized(dim_sums[dim.id], dim_counts[dim.id], scored_here)
+            t = stratified_t(mean, [(1.0, z)], level)
+            if t:
+                stats.cells[dim.id] = t.within(0, d.scale_max)
+    return TParts(estimate, parts)
+
+
+def _note(params: dict[str, Any], strata: list[str]) -> str:
+    level = params["level"]
+    groups = ", ".join(f"{strata.count(g)} {g}" for g in dict.fromkeys(strata))
+    if params.get("method") == "stratified-t":
+        simulated = params.get("simulated_coverage") or {}
+        said = (
+            f" At this design, simulated coverage of nominal {int(level * 100)}% was {simulated['coverage']:.1%} "
+            f"({simulated['simulations']} simulated releases, scripts/coverage.py)."
+            if "coverage" in simulated
+            else ""
+        )
+        return (
+            f"{int(level * 100)}% intervals: stratified t over the {len(strata)} scenarios ({groups}): the estimate ± "
+            "t × its standard error from the scenarios' spread (all turns and repetitions of a scenario together), "
+            "degrees of freedom by Welch–Satterthwaite across the groups, shown beside each interval, and cut at the "
+            f"ends of the scale.{said} "
+            "Separation compares two entrants on the same scenarios (paired)."
+        )
+    return (
         f"{int(level * 100)}% intervals: scenario-clustered bootstrap (all turns and repetitions of a scenario "
         f"resampled together, within the single and conversation groups), {params['resamples']} resamples, "
-        f"seed {params['seed']}, {len(ids)} scenarios."
+        f"seed {params['seed']}, {len(strata)} scenarios."
     )
-    return rows, boot, note
 
 
 def judge_reports(version: BenchmarkVersion, results: dict[str, TranscriptScore]) -> list[Any]:
