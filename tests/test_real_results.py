@@ -337,7 +337,8 @@ def test_alpaca_eval_2_weighted_judgments_reproduce_the_published_row(project):
     assert lc == float(published["length_controlled_winrate"])
     assert build(project, "--out", "_site", "--no-search", "-q").returncode == 0
     board = (project / "_site/ae/v1/index.html").read_text(encoding="utf-8")
-    assert f"{row.score:.2f} ± {row.figures['standard_error']:.2f} (23 wins, 777 losses, 3 draws of 803 judged)" in board
+    counts = "(23 wins, 777 losses, 3 draws of 803 judged)"
+    assert f"{row.score:.2f} ± {row.figures['standard_error']:.2f} {counts}" in board
     assert ">9.03</td>" in board  # the length-controlled win rate, in its own column
 
 
