@@ -336,3 +336,32 @@ def test_a_long_file_path_wraps_at_its_separators_on_a_phone(chromium_browser, s
     assert "".join(lines).endswith("reported-scores.json")
     assert len(lines) > 1 and all(line[-1] in "/-_." for line in lines[:-1]), lines
     context.close()
+
+
+def test_an_items_sort_order_is_kept_in_the_address_and_a_link_reproduces_it(page, site_url):
+    page.goto(site_url + "tuckerbench/v1-pilot/items/")
+    result = page.locator("thead button").filter(has_text=re.compile("^Result$"))  # its role name changes once sorted
+    result.click()
+    result.click()  # descending
+    assert page.url.endswith("items/?sort=result&order=descending"), page.url
+    shown = page.locator("table tbody tr th").all_inner_texts()
+    fresh = page.context.new_page()  # the link alone, in another tab
+    fresh.goto(page.url)
+    assert fresh.locator("table tbody tr th").all_inner_texts() == shown
+    assert fresh.locator("th[aria-sort=descending]").inner_text().strip() == "Result"
+    fresh.close()
+
+
+def test_a_transcript_filter_is_kept_in_the_address_and_a_link_reproduces_it(page, site_url):
+    page.goto(site_url + "uzbek-pack/0.1.0/transcripts/")
+    page.select_option("form[data-list-filter] select[name=entrant]", "Demo Model B")
+    page.select_option("form[data-list-filter] select[name=state]", "fail")
+    expect(page.locator("[data-list-status]")).to_contain_text("match")
+    assert "entrant=Demo+Model+B" in page.url and "state=fail" in page.url
+    rows = page.locator("table[data-list-table] tbody tr").all_inner_texts()
+    fresh = page.context.new_page()
+    fresh.goto(page.url)
+    expect(fresh.locator("[data-list-status]")).to_contain_text("match")
+    assert fresh.locator("form[data-list-filter] select[name=entrant]").input_value() == "Demo Model B"
+    assert fresh.locator("table[data-list-table] tbody tr").all_inner_texts() == rows
+    fresh.close()

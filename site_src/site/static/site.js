@@ -2,11 +2,23 @@
 (function () {
   "use strict";
 
-  // ---- sortable tables: header buttons sort rows by data-sort-value (numbers) or text
-  function sortTable(table, index, kind, th) {
+  // The state a reader sets (a sort order, a filter) lives in the page's address, so a link reproduces the view.
+  function keepInUrl(values) {
+    var url = new URL(location.href);
+    Object.keys(values).forEach(function (k) {
+      if (values[k]) { url.searchParams.set(k, values[k]); } else { url.searchParams.delete(k); }
+    });
+    history.replaceState(null, "", url.href);
+  }
+  function slug(text) { return text.trim().toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""); }
+
+  // ---- sortable tables: header buttons sort rows by data-sort-value (numbers) or text; the first sortable table's
+  // order is kept in the address (?sort=<column>&order=ascending|descending), but a transcript list's, whose filter
+  // form keeps its own
+  function sortTable(table, index, kind, th, wanted) {
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
-    var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+    var dir = wanted || (th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending");
     table.querySelectorAll("thead th").forEach(function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", dir);
     function key(row) {
@@ -21,16 +33,27 @@
       return dir === "ascending" ? c : -c;
     });
     rows.forEach(function (r) { body.appendChild(r); });
+    return dir;
   }
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    table.querySelectorAll("thead th[data-sort]").forEach(function (th, i) {
+  var asked = new URLSearchParams(location.search);
+  document.querySelectorAll("table.sortable").forEach(function (table, t) {
+    var keeps = t === 0 && !table.hasAttribute("data-list-table");  // a whole-list filter keeps its own sort
+    table.querySelectorAll("thead th[data-sort]").forEach(function (th) {
       var index = Array.prototype.indexOf.call(th.parentNode.children, th);
+      var name = slug(th.textContent);
       var button = document.createElement("button");
       button.type = "button";
       button.textContent = th.textContent;
       th.textContent = "";
       th.appendChild(button);
-      button.addEventListener("click", function () { sortTable(table, index, th.getAttribute("data-sort"), th); });
+      button.addEventListener("click", function () {
+        var dir = sortTable(table, index, th.getAttribute("data-sort"), th);
+        if (keeps) { keepInUrl({ sort: name, order: dir }); }
+      });
+      if (keeps && asked.get("sort") === name) {
+        var order = asked.get("order") === "descending" ? "descending" : "ascending";
+        sortTable(table, index, th.getAttribute("data-sort"), th, order);
+      }
     });
   });
 
@@ -107,14 +130,28 @@
       status.textContent = picked.length + " of " + rows.length + " transcripts match, from every page" +
         (picked.length > SHOW ? "; the first " + SHOW + " are shown (narrow the filter to see the rest)." : ".");
     }
-    form.addEventListener("change", function () {
+    var fields = ["entrant", "item", "item_text", "state", "sort"];
+    function update() {
+      var f = new FormData(form), values = {};
+      fields.forEach(function (k) { values[k] = f.get(k) || ""; });
+      keepInUrl(values);
       if (rows) { render(); return; }
       status.textContent = "Loading the whole list…";
       fetch(form.getAttribute("data-src")).then(function (r) { return r.json(); }).then(function (data) {
         rows = data.transcripts;
         render();
       }).catch(function () { status.textContent = "The whole list could not be loaded; the pages below still work."; });
+    }
+    form.addEventListener("change", update);
+    var given = new URLSearchParams(location.search), any = false;
+    fields.forEach(function (k) {
+      var field = form.elements[k], value = given.get(k);
+      if (!field || !value) { return; }
+      if (field.tagName === "SELECT" && !Array.prototype.some.call(field.options, function (o) { return o.value === value; })) { return; }
+      field.value = value;
+      any = true;
     });
+    if (any) { update(); }
   })();
 
   // ---- search with the static Pagefind indexes (one bundle per run, merged here); results are built from text
