@@ -36,6 +36,7 @@ from .. import worked_out
 from ..outdir import file_for
 from ..release import Release, VersionView, paginate
 from ..site.app import CARDS_PER_PAGE, item_analysis, item_entrants, result_states
+from ..site.headtohead import pair_keys
 from ..site.urls import page_url
 
 # a run's own fields a page can show are all but these: its records are covered record by record, and what is
@@ -192,3 +193,14 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
         rows, _ = paginate(listed, n)
         shown = [(t.id, t.entrant_id, t.item_id, t.run_id, t.attempt, records[t.id][SUMMARY]) for t in rows]
         yield page_url("transcripts", {"bench": b, "version": v, "number": n}), key_of(shared, n, shown)
+
+    # a head-to-head page shows the two rows' standing (and the pair's interval) and their transcripts' results
+    rows_by_key = {r.key: r for r in view.rows}
+    results = {
+        e: key_of([(t.id, t.item_id, t.run_id, t.attempt, records[t.id][SUMMARY]) for t in view.by_entrant.get(e, [])])
+        for e in view.entrants
+    }
+    for a, b_key in view.once(pair_keys):
+        ea, eb = rows_by_key[a].entrant_id, rows_by_key[b_key].entrant_id
+        key = key_of(frame, entrants, standing, a, b_key, results[ea], results[eb])
+        yield page_url("versus", {"bench": b, "version": v, "a": a, "b": b_key}), key

@@ -19,6 +19,7 @@ from ..systems import system_part
 from . import downloads, search_index
 from .charts import charts_for
 from .drawing import svg_for
+from .headtohead import PAIR_PAGES_UP_TO, head_to_head, pair_keys
 from .text import breakable_path, count_markers, markdown, show_text
 from .urls import page_url
 
@@ -188,7 +189,10 @@ def _add_version_pages(app: Flask, release: Release) -> None:
         first = next(iter(_charts(view)), None)  # a system may draw no chart at all
         board, svg = view.scored.leaderboard, svg_for(first) if first else ""
         labels = {r.key: r.label for r in board.rows}
-        return render_template("leaderboard.html", view=view, board=board, chart=first, svg=svg, labels=labels)
+        pairs = set(view.once(pair_keys))
+        return render_template(
+            "leaderboard.html", view=view, board=board, chart=first, svg=svg, labels=labels, pairs=pairs
+        )
 
     @app.route("/<bench>/<version>/pairs/")
     def pairs(bench: str, version: str) -> str:
@@ -198,6 +202,14 @@ def _add_version_pages(app: Flask, release: Release) -> None:
             abort(404)
         labels = {r.key: r.label for r in view.scored.leaderboard.rows}
         return render_template("pairs.html", view=view, labels=labels)
+
+    @app.route("/<bench>/<version>/vs/<a>/<b>/")
+    def versus(bench: str, version: str, a: str, b: str) -> str:
+        """Two rows head to head; only the pairs freeze lists (each once, in the leaderboard's order)."""
+        view = _view_or_404(release, bench, version)
+        if (a, b) not in view.once(pair_keys):
+            abort(404)
+        return render_template("versus.html", view=view, h=head_to_head(view, a, b))
 
     @app.route("/<bench>/<version>/breakdown/")
     def breakdown(bench: str, version: str) -> str:
@@ -255,7 +267,16 @@ def _entrant_page(view: VersionView, entrant_id: str, number: int) -> str:
         number=number,
         pages=pages,
         diagnostics=view.diagnostics[entrant_id],
+        versus=_versus_links(view, entrant_id) if first else [],
+        pair_pages_up_to=PAIR_PAGES_UP_TO,
     )
+
+
+def _versus_links(view: VersionView, entrant_id: str) -> list[tuple[str, str, str]]:
+    """(the other row's label, a, b) for each head-to-head page this entrant's rows take part in."""
+    mine = {r.key for r in view.rows_for(entrant_id)}
+    labels = {r.key: r.label for r in view.rows}
+    return [(labels[b if a in mine else a], a, b) for a, b in view.once(pair_keys) if a in mine or b in mine]
 
 
 def _add_item_and_transcript_pages(app: Flask, release: Release) -> None:

@@ -23,6 +23,7 @@ from ..progress import SILENT, Progress
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, create_app
 from .charts import charts_for
+from .headtohead import pair_keys
 from .urls import page_url
 
 
@@ -221,6 +222,8 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
             yield endpoint, {"bench": b, "version": v}
     if view.stats and view.stats.separation:
         yield "pairs", {"bench": b, "version": v}
+    for a_key, b_key in view.once(pair_keys):
+        yield "versus", {"bench": b, "version": v, "a": a_key, "b": b_key}
     if view.judge_reports:
         yield "judges_json", {"bench": b, "version": v}
     _, pages_count = paginate(list(view.transcripts), 1)

@@ -11,9 +11,9 @@ from ..outdir import site_path
 
 def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     """The site-absolute URL the app's route makes from (endpoint, values) for a transcript page or download, an
-    item page, a page of the transcript list or a page of an entrant; None for any other page. Page keys are recorded by
-    these URLs, and a rebuild leaves a page whose key is unchanged out of the pages Frozen-Flask lists (see
-    freeze.freeze)."""
+    item page, a page of the transcript list, a page of an entrant or a head-to-head page; None for any other page.
+    Page keys are recorded by these URLs, and a rebuild leaves a page whose key is unchanged out of the pages
+    Frozen-Flask lists (see freeze.freeze)."""
     url = _page_url(endpoint, values)
     return url and site_path(url)  # one string with the URLs Frozen-Flask lists (freeze.freeze) and those recorded
 
@@ -25,6 +25,8 @@ def _page_url(endpoint: str, values: dict[str, Any]) -> str | None:
         return f"/{b}/{v}/t/{values['tid']}/"
     if endpoint == "transcript_json":
         return f"/{b}/{v}/data/t/{values['tid']}.json"
+    if endpoint == "versus":
+        return f"/{b}/{v}/vs/{values['a']}/{values['b']}/"
     if endpoint == "entrant":
         first = f"/{b}/{v}/entrants/{values['entrant_id']}/"
     elif endpoint == "item":

@@ -29,6 +29,7 @@ PAGE_TYPES = {
     "search": "search/",
     "judges": "tuckerbench/v1-pilot/judges/",
     "calibration": "tuckerbench/v1-pilot/calibration/",
+    "head to head": "tuckerbench/v1-pilot/vs/demo-pilot-run1--alpha/demo-pilot-run1--beta/",
 }
 
 
