@@ -22,7 +22,7 @@ from .systems import systems
 # answers before any of them (scipy, altair, Flask) is loaded.
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ("build", "check", "scores", "serve", "review-kit", "import", "merge")
+COMMANDS = ("build", "check", "scores", "serve", "review-kit", "import", "merge", "diff")
 # option dest -> (flags, argparse keywords, the commands it applies to, its default per command)
 OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     "content": (
@@ -149,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
         "review-kit": "write the blind human review kit (never published)",
         "import": "import another tool's result files as run directories (SOURCE PATH...)",
         "merge": "join shards built with --only into one site (SHARD...), rendering only the site-wide pages",
+        "diff": "what changed between two built sites (OLD NEW): rows, ranks, scores with paired intervals, flips",
     }
     for command in COMMANDS:
         p = sub.add_parser(command, help=helps[command])
@@ -157,6 +158,10 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("paths", nargs="*", help="runs folders (default: runs)")
         if command == "merge":
             p.add_argument("shards", nargs="+", help="shard folders, each written by build.py --only")
+        if command == "diff":
+            p.add_argument("old", help="the earlier built site (a _site folder)")
+            p.add_argument("new", help="the later built site")
+            p.add_argument("--format", choices=("text", "markdown", "json"), default="text", dest="diff_format")
         if command == "import":
             sources = sorted(s.importer for s in systems() if s.importer)
             p.add_argument("source", help="what the files are: " + ", ".join(sources))
@@ -213,11 +218,24 @@ def main(argv: list[str] | None = None) -> int:
         return serve(args.content, args.runs or ["runs"], args.port, search=not args.no_search)
     if args.command == "import":
         return _import(args)
+    if args.command == "diff":
+        return _diff(args)
     if args.command in ("build", "merge"):
         from .build import build
 
         return build(_config(args))
     return _read_and_report(args)
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .release_diff import DiffError, diff, render
+
+    try:
+        print(render(diff(Path(args.old), Path(args.new)), args.diff_format), end="")
+    except DiffError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _import(args: argparse.Namespace) -> int:

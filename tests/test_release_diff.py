@@ -1,0 +1,89 @@
+"""`build.py diff OLD NEW` on the demo and a copy of it with one judge's scores of one entrant raised (a rejudge):
+what moved, with the paired interval of the move checked against a plain computation, in text, Markdown and JSON."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from statistics import fmean, stdev
+
+import pytest
+from helpers import ROOT, load
+from scipy import stats as scipy_stats
+
+from site_src.build import build_site
+from site_src.release_diff import DiffError, diff, render
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("diff")
+    old = root / "old"
+    assert build_site(load(ROOT / "runs"), old, search=False) == 0
+    shutil.copytree(ROOT / "runs", root / "runs")
+    judged = root / "runs/tuckerbench/demo-pilot-run1/judgments/judge-k.jsonl"
+    lines = []
+    for line in judged.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("entrant") == "beta" and record.get("scores"):  # judged again: two points more, up to 10
+            record["scores"] = {k: min(10, v + 2) for k, v in record["scores"].items()}
+        lines.append(json.dumps(record))
+    judged.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    new = root / "new"
+    assert build_site(load(root / "runs"), new, search=False) == 0
+    return old, new
+
+
+def test_a_rejudged_entrant_moves_with_a_paired_interval_and_the_others_stay(sites):
+    old, new = sites
+    tucker = next(v for v in diff(old, new) if v.version == "tuckerbench/v1-pilot")
+    assert tucker.status == "compared" and not tucker.added and not tucker.removed
+    beta = next(c for c in tucker.rows if c.label == "Demo Entrant Beta")
+    alpha = next(c for c in tucker.rows if c.label == "Demo Entrant Alpha")
+    assert beta.new_score > beta.old_score and alpha.item_move == pytest.approx(0)
+
+    def means(site: Path) -> dict[str, float]:  # a plain computation from the published transcript list
+        listed = json.loads((site / "tuckerbench/v1-pilot/data/transcripts.json").read_text())["transcripts"]
+        per: dict[str, list[float]] = {}
+        for t in listed:
+            if t["entrant"] == "Demo Entrant Beta" and t["value"] is not None:
+                per.setdefault(t["item_id"], []).append(t["value"])
+        return {k: fmean(v) for k, v in per.items()}
+
+    a, b = means(old), means(new)
+    d = [b[k] - a[k] for k in sorted(set(a) & set(b))]
+    half = scipy_stats.t.ppf(0.975, len(d) - 1) * stdev(d) / len(d) ** 0.5
+    assert beta.item_move == pytest.approx(fmean(d)) and beta.items == len(d)
+    assert beta.interval == pytest.approx((fmean(d) - half, fmean(d) + half))
+    assert beta.interval[0] > 0  # a real move, not noise
+
+
+def test_the_diff_reads_as_text_markdown_and_json(sites):
+    old, new = sites
+    changes = diff(old, new)
+    text = render(changes, "text")
+    assert "tuckerbench/v1-pilot: compared" in text and "Demo Entrant Beta: " in text and "a real move" in text
+    assert "uzbek-pack/0.1.0: compared\n  no change" in text
+    markdown = render(changes, "markdown")
+    assert markdown.startswith("## evalboard: what changed") and "### tuckerbench/v1-pilot: compared" in markdown
+    data = json.loads(render(changes, "json"))
+    assert {v["version"] for v in data} == {
+        "tuckerbench/v1-pilot",
+        "uzbek-pack/0.1.0",
+        "halees-dual-layer/halees-dual-layer-v1",
+    }
+
+
+def test_versions_never_mix_and_a_folder_that_is_no_site_is_refused(sites, tmp_path):
+    old, new = sites
+    changed = tmp_path / "changed"
+    shutil.copytree(new, changed)
+    board = changed / "tuckerbench/v1-pilot/data/leaderboard.json"
+    data = json.loads(board.read_text(encoding="utf-8"))
+    data["content_hash"] = "sha256:another"
+    board.write_text(json.dumps(data), encoding="utf-8")
+    tucker = next(v for v in diff(old, changed) if v.version == "tuckerbench/v1-pilot")
+    assert tucker.status == "not comparable: different definition" and not tucker.rows
+    with pytest.raises(DiffError, match="not a site built by build.py"):
+        diff(old, tmp_path)
