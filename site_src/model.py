@@ -214,6 +214,7 @@ class Benchmark:
     definition_demo_note: str = ""  # set when the definition's own text is an illustrative stand-in
     statistics: dict[str, bool] = field(default_factory=dict)  # which statistics the site shows (benchmark.yaml)
     display: dict[str, str] = field(default_factory=dict)  # vocabulary and units of its pages (benchmark.yaml)
+    changelog: list[dict[str, str]] = field(default_factory=list)  # changelog.yaml's entries, newest first
 
 
 @dataclass

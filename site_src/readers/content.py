@@ -124,6 +124,7 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
             version.discrepancy_tolerance = float(tolerance) if tolerance is not None else None
             version.incomplete_entrants = meta.get("incomplete_entrants", "not_ranked")
             bench.versions.append(version)
+    bench.changelog = _changelog(content_dir, bench_dir, bench, problems)
     if not bench.versions:
         problems.error(content_rel(content_dir, bench_dir), "benchmark has no valid version under versions/")
     return bench
@@ -131,3 +132,20 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
 
 def _system(system_id: str) -> Any:
     return next(s for s in systems() if s.id == system_id)
+
+
+def _changelog(content_dir: Path, bench_dir: Path, bench: Benchmark, problems: Problems) -> list[dict[str, str]]:
+    """The author's changelog.yaml (format evalboard-changelog/1), newest entry first; none where there is no file.
+    An entry naming a version the benchmark does not have is a warning: the entry is kept, as written."""
+    path = bench_dir / "changelog.yaml"
+    if not path.is_file():
+        return []
+    rel = content_rel(content_dir, path)
+    data = read_yaml(definition_file(content_dir, bench_dir, "changelog.yaml"), rel, problems)
+    if not check(data, "changelog", rel, None, problems):
+        return []
+    known = {v.id for v in bench.versions}
+    for n, entry in enumerate(data["entries"]):
+        if "version" in entry and entry["version"] not in known:
+            problems.warning(rel, f"version {entry['version']!r} is not one of this benchmark's", f"entries[{n}]")
+    return sorted(data["entries"], key=lambda e: e["date"], reverse=True)

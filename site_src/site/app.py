@@ -19,6 +19,9 @@ from ..systems import system_part
 from . import downloads, search_index
 from .charts import charts_for
 from .drawing import svg_for
+from .feed import anchor as change_anchor
+from .feed import entries as feed_entries
+from .feed import feed_id
 from .headtohead import PAIR_PAGES_UP_TO, head_to_head, pair_keys
 from .text import breakable_path, count_markers, markdown, show_text
 from .urls import page_url
@@ -34,6 +37,7 @@ CSP = (
 FILTERS = {
     "text": show_text,
     "path": breakable_path,
+    "change_anchor": change_anchor,
     "markdown": markdown,
     "markers": count_markers,
     "ord": ord,
@@ -127,6 +131,15 @@ def _add_site_pages(app: Flask, release: Release) -> None:
             abort(404)
         views = next(vs for b, vs in release.benchmarks() if b.id == bench)
         return render_template("benchmark.html", bench=latest.bench, views=views, latest=latest)
+
+    benchmarks = [b for b, _ in release.benchmarks()]
+    if feed_entries(benchmarks):  # a route only where a benchmark keeps a changelog: the freezer lists every route
+
+        @app.route("/feed.xml")
+        def feed() -> Response:
+            """The changelogs as an Atom feed."""
+            atom = render_template("feed.xml", entries=feed_entries(benchmarks), feed_id=feed_id(benchmarks))
+            return Response(atom, mimetype="application/atom+xml")
 
     @app.route("/index.json")
     def index_json() -> Response:
