@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .results import result_number
 from .scoring.uncertainty import stratified_t
 
 LEVEL = 0.95
@@ -81,7 +82,7 @@ def _item_means(transcripts: list[dict[str, Any]], row: dict[str, Any]) -> dict[
     for t in transcripts:
         if t["entrant"] != row["label"] or (row.get("runs") and t["run"] not in row["runs"]):
             continue
-        value = t["value"] if t["value"] is not None else {"pass": 1.0, "fail": 0.0}.get(t["state"])
+        value = result_number(t["value"], t["state"])
         if value is not None:
             per.setdefault(t["item_id"], []).append(float(value))
     return {k: sum(v) / len(v) for k, v in per.items()}

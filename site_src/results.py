@@ -167,6 +167,13 @@ class Summary:
     value: float | None = None
 
 
+def result_number(value: float | None, state: str) -> float | None:
+    """A response's result as a number: its value, else 1 for a pass and 0 for a fail; None where it has no result
+    (missing, ungraded, under review). Shared by the head-to-head pages and build.py diff, which reads the same
+    summaries from a site's transcripts.json."""
+    return value if value is not None else {"pass": 1.0, "fail": 0.0}.get(state)
+
+
 @dataclass
 class Diagnostics:
     """Figures kept apart from scores (scoring/diagnostics.py): length, profanity, states, token usage."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..release import VersionView
-from ..results import Row
+from ..results import Row, result_number
 
 PAIR_PAGES_UP_TO = 30  # entrants: n(n-1)/2 pages, 435 at 30; past it no head-to-head pages are built (docs/scale.md)
 
@@ -63,7 +63,7 @@ def item_results(view: VersionView, row: Row) -> dict[str, float]:
         if t.run_id not in row.run_ids or (row.attempt is not None and t.attempt != row.attempt):
             continue
         s = view.summaries[t.id]
-        value = s.value if s.value is not None else {"pass": 1.0, "fail": 0.0}.get(s.state)
+        value = result_number(s.value, s.state)
         if value is not None:
             per.setdefault(t.item_id, []).append(value)
     return {item: sum(v) / len(v) for item, v in per.items()}
