@@ -153,7 +153,7 @@ def _coverage(version: BenchmarkVersion, run: Run, results: dict[str, PairResult
     return cov
 
 
-def _flags(run: Run, cov: Coverage, found: list[Discrepancy], over_present: bool) -> list[Flag]:
+def _flags(run: Run, cov: Coverage, mine: dict[str, Any], found: list[Discrepancy], over_present: bool) -> list[Flag]:
     flags = []
     ranked = (
         "ranked over the instructions present, as the source ranks (incomplete_entrants: ranked_over_present)"
@@ -180,7 +180,7 @@ def _flags(run: Run, cov: Coverage, found: list[Discrepancy], over_present: bool
         detail += "computed from model_outputs.json, as AlpacaEval computes it"
         stored = (run.stored_scores.get("reported") or {}).get("avg_length")
         judged = judged_avg_length(run)
-        if stored not in (None, "") and float(stored) == judged != columns(run)["avg_length"]:
+        if stored not in (None, "") and float(stored) == judged != mine["avg_length"]:
             detail += (
                 f"; the source's avg_length {stored} is the mean over the judged outputs in annotations.json: a "
                 "choice of file, not a discrepancy"
@@ -225,7 +225,7 @@ def _row(version: BenchmarkVersion, run: Run, results: dict[str, PairResult]) ->
         mine["win_rate"] if complete or over_present else None,
         cov,
         _cells(run, mine, reported),
-        _flags(run, cov, found, over_present),
+        _flags(run, cov, mine, found, over_present),
         count=mine["n_wins"],
         figures=figures,
         over_present=over_present,
