@@ -261,13 +261,7 @@
     var q = input.value.trim();
     list.textContent = "";
     shown = []; next = 0; found = 0; more.hidden = true;
-    if (push) {
-      var url = new URL(location.href);
-      url.search = "";
-      if (q) { url.searchParams.set("q", q); }
-      if (select.value) { url.searchParams.set("benchmark", select.value); }
-      history.replaceState(null, "", url.href);
-    }
+    if (push) { keepInUrl({ q: q, benchmark: select.value }); }
     if (!q || !bundles.length) { return; }
     status.textContent = "Searching…";
     var options = select.value ? { filters: { benchmark: select.value } } : {};
