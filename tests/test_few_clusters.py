@@ -106,3 +106,33 @@ def test_a_frozen_coverage_simulated_for_another_design_is_said(tmp_path):
     done = build(project, "check")
     said = done.stdout + done.stderr
     assert "simulated_coverage was simulated for" in said and "content/tuckerbench/versions/v1-pilot" in said
+
+
+def test_a_version_that_freezes_the_cluster_bootstrap_keeps_it(tmp_path):
+    from helpers import copy_project, load
+
+    from site_src.scoring.release import build_release
+    from site_src.site.app import create_app
+
+    project = copy_project(tmp_path / "p")
+    path = project / "content/tuckerbench/versions/v1-pilot/config/pilot.json"
+    pilot = json.loads(path.read_text(encoding="utf-8"))
+    pilot["uncertainty"] = {k: v for k, v in pilot["uncertainty"].items() if k != "simulated_coverage"}
+    pilot["uncertainty"]["method"] = "cluster-bootstrap"
+    path.write_text(json.dumps(pilot, indent=2), encoding="utf-8")
+    manifest = project / "runs/tuckerbench/demo-pilot-run1/manifest.json"  # the run names its definition's bytes
+    import hashlib
+
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data["files"]["config/pilot.json"] = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    from site_src.readers.content import files_hash
+
+    data["content_hash"] = files_hash(data["files"])
+    manifest.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    project_read = load(project / "runs", project / "content")
+    assert not project_read.problems.errors, project_read.problems.errors
+    client = create_app(build_release(project_read)).test_client()
+    board = client.get("/tuckerbench/v1-pilot/").get_data(as_text=True)
+    assert "95% interval [59.8, 63.8]" in board and "df)" not in board  # the percentile bootstrap's, as before
+    breakdown = client.get("/tuckerbench/v1-pilot/breakdown/").get_data(as_text=True)
+    assert "scenario-clustered bootstrap" in breakdown and "too narrow" in breakdown

@@ -318,47 +318,58 @@ def statistics(version, scored, params, declared):  # noqa: ANN001, ANN202 - int
     d = version.definition
     ids = [i.id for i in version.items]
     strata = [i.kind for i in version.items]
-    draws = cluster_draws(strata, params)
+    by_t = params.get("method") == "stratified-t"
+    draws = None if by_t else cluster_draws(strata, params)  # the bootstrap's resamples, only where it is the method
     masks = {g: np.array([s == g for s in strata], dtype=float) for g in d.group_weights}
     level = params["level"]
     rows: dict[str, RowStats] = {}
-    boot: dict[str, np.ndarray] = {}
+    boot: dict[str, Any] = {}  # row -> its resampled overall (bootstrap) or its TParts (stratified t): for separation
     for row in scored.leaderboard.rows:
         run = next(r for r in version.runs if r.id == row.run_ids[0])
         mine = [t for t in run.transcripts if t.entrant_id == row.entrant_id]
         stats = RowStats()
         rows[row.key] = stats
         if declared.get("run_variation") and row.complete:
-            by_rep: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-            for t in mine:  # one pass, not one per repetition: 84 repetitions made it most of the statistics' time
-                r = scored.transcripts[t.id]
-                by_rep[t.attempt][r.kind].append(r.score)
-            per_rep = {
-                rep: d.to_100 * sum(w * float(np.mean(groups[g])) for g, w in d.group_weights.items())
-                for rep, groups in sorted(by_rep.items())
-            }
-            values = list(per_rep.values())
-            spread = f"(spread {max(values) - min(values):.1f})"
-            stats.variation_detail = " · ".join(f"repetition {r}: {v:.1f}" for r, v in per_rep.items()) + f" {spread}"
-            stats.variation = (
-                stats.variation_detail
-                if len(values) <= SHORT_VARIATION
-                else f"{len(values)} repetitions from {min(values):.1f} to {max(values):.1f} {spread}"
-            )
+            _run_variation(d, mine, scored, stats)
         if not (declared.get("intervals") and row.complete):
             continue
         sums, counts, dim_sums, dim_counts = _cluster_sums(d, ids, mine, scored)
-        if params.get("method") == "stratified-t":
+        if by_t:
             boot[row.key] = _t_intervals(d, sums, counts, dim_sums, dim_counts, masks, level, stats)
-            continue
-        overall = d.to_100 * sum(w * resampled_means(draws, sums, counts, masks[g]) for g, w in d.group_weights.items())
-        boot[row.key] = overall
-        stats.score = percentile(overall, level)
-        for g in d.group_weights:
-            stats.cells[f"group:{g}"] = percentile(d.to_100 * resampled_means(draws, sums, counts, masks[g]), level)
-        for dim in d.dimensions:
-            stats.cells[dim.id] = percentile(resampled_means(draws, dim_sums[dim.id], dim_counts[dim.id]), level)
+        else:
+            boot[row.key] = _bootstrap_intervals(d, draws, sums, counts, dim_sums, dim_counts, masks, level, stats)
     return rows, boot, _note(params, strata)
+
+
+def _run_variation(d, mine, scored, stats) -> None:  # noqa: ANN001
+    """The overall score of each repetition alone, and their spread."""
+    by_rep: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for t in mine:  # one pass, not one per repetition: 84 repetitions made it most of the statistics' time
+        r = scored.transcripts[t.id]
+        by_rep[t.attempt][r.kind].append(r.score)
+    per_rep = {
+        rep: d.to_100 * sum(w * float(np.mean(groups[g])) for g, w in d.group_weights.items())
+        for rep, groups in sorted(by_rep.items())
+    }
+    values = list(per_rep.values())
+    spread = f"(spread {max(values) - min(values):.1f})"
+    stats.variation_detail = " · ".join(f"repetition {r}: {v:.1f}" for r, v in per_rep.items()) + f" {spread}"
+    stats.variation = (
+        stats.variation_detail
+        if len(values) <= SHORT_VARIATION
+        else f"{len(values)} repetitions from {min(values):.1f} to {max(values):.1f} {spread}"
+    )
+
+
+def _bootstrap_intervals(d, draws, sums, counts, dim_sums, dim_counts, masks, level, stats) -> np.ndarray:  # noqa: ANN001
+    """The percentile intervals of the scenario-clustered bootstrap; the resampled overall, for separation."""
+    overall = d.to_100 * sum(w * resampled_means(draws, sums, counts, masks[g]) for g, w in d.group_weights.items())
+    stats.score = percentile(overall, level)
+    for g in d.group_weights:
+        stats.cells[f"group:{g}"] = percentile(d.to_100 * resampled_means(draws, sums, counts, masks[g]), level)
+    for dim in d.dimensions:
+        stats.cells[dim.id] = percentile(resampled_means(draws, dim_sums[dim.id], dim_counts[dim.id]), level)
+    return overall
 
 
 def _cluster_sums(d, ids, mine, scored):  # noqa: ANN001, ANN202
