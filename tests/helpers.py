@@ -109,3 +109,12 @@ def indexed_text(html: str) -> list[str]:
 
     Indexed(convert_charrefs=True).feed(html)
     return found
+
+
+def wcag_violations(page: Any) -> list[tuple[str, str, list[Any]]]:
+    """axe's WCAG 2.1 A and AA violations on a Playwright page: (rule, help, the first three nodes' targets) each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    wcag = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+    results = Axe().run(page, options={"runOnly": {"type": "tag", "values": wcag}})
+    return [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]]
