@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,8 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
 
     monkeypatch.setattr(pipeline, "read", reading)
     monkeypatch.setattr(drawing, "DRAWN", {})
+    # a build's process, as build.py runs it: whatever an earlier test drew in this one (the app draws on demand)
+    monkeypatch.setattr(drawing, "_RUNTIME", False)
     drawn_by = []
     draw = drawing.draw_all
 
@@ -108,14 +111,23 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     assert drawing._DRAWER is None and not multiprocessing.active_children()
 
 
-def test_a_chart_the_drawer_cannot_draw_stops_the_build_with_the_reason():
-    """The drawing process reports a failure instead of dying silently; the build raises it."""
+def test_a_chart_the_drawer_cannot_draw_stops_the_build_with_the_reason(monkeypatch):
+    """The drawing process reports a failure instead of dying silently; the build raises it. It is started fresh,
+    even from a process where vl-convert's runtime runs (as in the preview server): a fork of that process would
+    wait for the runtime's threads for ever."""
+    from site_src.site import drawing
+    from site_src.site.charts import Chart
     from site_src.site.drawing import Drawer
 
+    monkeypatch.setattr(drawing, "DRAWN", {})
+    point = {"mark": "point", "data": {"values": [{"x": 1}]}}
+    assert "<svg" in drawing.svg_for(Chart("warm", "warm", "a point", [], point)) and drawing._RUNTIME
     drawer = Drawer()
     try:
         drawer.ask({"bad": '{"mark": "no such mark", "data": {"values": []}}'})
         with pytest.raises(RuntimeError, match="drawing the charts failed"):
             drawer.collect()
+        drawer.ask({"good": json.dumps(point)})
+        assert drawer.collect()["good"].startswith("<svg")
     finally:
         drawer.stop()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # drawing key -> SVG: drawn in this process, or by an earlier build and kept in its cache (see build/cache.py)
 DRAWN: dict[str, str] = {}
-_RUNTIME = False  # whether vl-convert's runtime runs in this process (a forked child lacks its threads)
+_RUNTIME = False  # whether vl-convert's runtime runs in this process (then it draws here: see draw_all)
 _DRAWER: Drawer | None = None  # the process started by drawer_ahead, until draw_all uses it
 
 
@@ -75,12 +75,16 @@ def own_fonts_only() -> Iterator[None]:
 
 
 class Drawer:
-    """A process forked to draw charts: it starts vl-convert's runtime at once (half a second), then draws each
+    """A process started to draw charts: it starts vl-convert's runtime at once (half a second), then draws each
     batch of specs it is sent. A plain process and a pipe, so this process starts no thread, and the processes it
-    forks later (render workers, the release scan) inherit none."""
+    forks later (render workers, the release scan) inherit none.
+
+    The process is a fresh interpreter (spawned, a tenth of a second more than a fork), not a fork: a fork of a
+    process whose runtime already runs (the preview server's, a test's) would lack the runtime's threads and wait
+    for them for ever at its first drawing."""
 
     def __init__(self) -> None:
-        context = multiprocessing.get_context("fork")
+        context = multiprocessing.get_context("spawn")
         self._conn, theirs = context.Pipe()
         self._process = context.Process(target=_drawing, args=(theirs,), daemon=True)
         self._process.start()
@@ -156,7 +160,7 @@ def draw_all(charts: list[Chart]) -> dict[str, str]:
     the drawing of each chart given, by drawing key.
 
     Unless the runtime already runs here (the preview server draws on demand), the drawing is done in a process
-    forked for it (by drawer_ahead, or now), so neither this process nor the workers forked from it carry the
+    started for it (by drawer_ahead, or now), so neither this process nor the workers forked from it carry the
     runtime's memory. That process is stopped before this returns."""
     global _DRAWER
     ahead, _DRAWER = _DRAWER, None  # this build's drawer, if it has one: stopped below
