@@ -78,6 +78,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
         {"action": "store_true", "help": "render every page, ignoring what the last build into --out recorded"},
         {"build": False},
     ),
+    "changes_since": (
+        ("--changes-since",),
+        {"metavar": "OLD_SITE", "help": "an earlier built site: each benchmark gets a page of what changed since"},
+        {"build": None},
+    ),
     "port": (("--port",), {"type": int, "help": "preview port (default: 8000)"}, {"serve": 8000}),
     "site": (
         ("--site",),
@@ -207,6 +212,7 @@ def _config(args: argparse.Namespace) -> Any:
         only=getattr(args, "only", None),
         fresh=getattr(args, "fresh", False),
         shards=[Path(p) for p in getattr(args, "shards", [])],
+        changes_since=Path(args.changes_since) if getattr(args, "changes_since", None) else None,
     )
 
 

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from . import worked_out
+from .changes import VersionChange
 from .model import Benchmark, BenchmarkVersion, Entrant, Run, Transcript, judgments_by_target
 from .results import Cell, Diagnostics, Row, Scored, Summary
 from .systems import system_part
@@ -145,6 +146,12 @@ class Release:
     views: list[VersionView]
     ignored: list[tuple[str, str]]
     demo: bool
+    # what changed since an earlier build (build.py --changes-since): one entry per version of either build, filled
+    # in by the build room once the release is scanned; empty when no earlier build was given
+    changes: list[VersionChange] = field(default_factory=list)
+
+    def changes_of(self, bench_id: str) -> list[VersionChange]:
+        return [c for c in self.changes if c.benchmark == bench_id]
 
     def view(self, bench_id: str, version_id: str) -> VersionView | None:
         return self._by_key.get((bench_id, version_id))

@@ -3,13 +3,15 @@ what moved, with the paired interval of the move checked against a plain computa
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from pathlib import Path
 from statistics import fmean, stdev
 
 import pytest
-from helpers import ROOT, load
+from helpers import CONTENT, ROOT, edit_jsonl, load
 from scipy import stats as scipy_stats
 
 from site_src.build import build_site
@@ -87,3 +89,63 @@ def test_versions_never_mix_and_a_folder_that_is_no_site_is_refused(sites, tmp_p
     assert tucker.status == "not comparable: different definition" and not tucker.rows
     with pytest.raises(DiffError, match="not a site built by build.py"):
         diff(old, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def changed(sites: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The rejudged runs with one more change, a response whose exact text no longer matches (its stored outcome,
+    pass, now a discrepancy), built with --changes-since the demo's site as the command line builds it."""
+    import site_src.cli as cli
+
+    old, _ = sites
+    root = tmp_path_factory.mktemp("changed")
+    shutil.copytree(old.parent / "runs", root / "runs")
+    edit_jsonl(root / "runs/uzbek-pack/demo-model-a-run1/responses.jsonl", 2, lambda r: r.update(raw_output="Йўқ."))
+    out = root / "_site"
+    argv = ["--content", str(CONTENT), "--runs", str(root / "runs"), "--out", str(out), "--changes-since", str(old)]
+    assert cli.main([*argv, "--no-search", "-q"]) == 0
+    return old, out
+
+
+def _text(page: Path) -> str:
+    body = page.read_text(encoding="utf-8").replace("<wbr>", "")  # where a long path may wrap
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", body[body.index("<main") :])))
+
+
+def test_a_build_given_an_earlier_site_shows_each_benchmarks_changes_as_build_py_diff_does(changed):
+    old, new = changed
+    said = {v.version: v for v in diff(old, new)}  # the same two folders, compared by `build.py diff`
+    beta = next(c for c in said["tuckerbench/v1-pilot"].rows if c.label == "Demo Entrant Beta")
+    tucker = _text(new / "tuckerbench/changes/index.html")
+    low, high = beta.interval
+    assert f"Demo Entrant Beta beta (demo-pilot-run1) {beta.old_rank} → {beta.new_rank}" in tucker
+    assert f"{beta.old_score:.2f} → {beta.new_score:.2f} {beta.item_move:+.3f} [{low:+.3f}, {high:+.3f}]" in tucker
+    assert beta.new_rank == 1 and beta.old_rank == 2 and "a real move" in tucker
+
+    uzbek = new / "uzbek-pack/changes/index.html"
+    assert said["uzbek-pack/0.1.0"].flipped == [("demo-model-a-run1--002--a1", "pass", "fail")]
+    assert 'href="../0.1.0/t/demo-model-a-run1--002--a1/"' in uzbek.read_text(encoding="utf-8")
+    text = _text(uzbek)
+    assert "Results that flipped (1) demo-model-a-run1--002--a1 : pass → fail" in text
+    assert "Appeared:" in text and "line 2 (case_id 002, attempt 1)" in text
+    assert "Resolved:" not in text  # the runs folder moved: the discrepancies it had are the same ones
+    assert "No row moved" in _text(new / "halees-dual-layer/changes/index.html")
+    for bench in ("tuckerbench", "uzbek-pack"):  # linked from the benchmark page, which then no longer forwards
+        page = (new / bench / "index.html").read_text(encoding="utf-8")
+        assert 'href="changes/"' in page and 'http-equiv="refresh"' not in page
+    assert 'href="../changes/#version-v1-pilot"' in (new / "tuckerbench/v1-pilot/index.html").read_text("utf-8")
+    assert not (old / "tuckerbench/changes").exists()  # a build given no earlier site has no Changes page
+
+
+def test_an_earlier_site_that_cannot_be_read_refuses_the_build_by_name(tmp_path, capsys):
+    import site_src.cli as cli
+
+    argv = ["--content", str(CONTENT), "--runs", str(ROOT / "runs"), "--out", str(tmp_path / "out"), "-q"]
+    assert cli.main([*argv, "--changes-since", str(tmp_path / "nowhere")]) == 1
+    assert f"--changes-since {tmp_path / 'nowhere'}: not a folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert cli.main([*argv, "--changes-since", str(tmp_path / "empty")]) == 1
+    assert "not a site built by build.py" in capsys.readouterr().err
+    assert cli.main([*argv, "--changes-since", str(tmp_path / "empty"), "--only", "uzbek-pack/0.1.0"]) == 1
+    assert "does not apply to --only or merge" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # refused before anything was written

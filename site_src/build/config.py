@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from ..changes import Published, read_published
 
 
 def build_date() -> str | None:
@@ -29,6 +32,12 @@ class BuildConfig:
     fresh: bool = False  # render everything, as if no build had been made into out before
     shards: list[Path] = field(default_factory=list)  # merge these shards (built with only) instead of rendering
     build_date: str | None = field(default_factory=build_date)
+    changes_since: Path | None = None  # an earlier built site: each benchmark gets a page of what changed since
+
+    @cached_property
+    def previous(self) -> Published | None:
+        """The published data of the site changes_since names, read once (DiffError if it is no built site)."""
+        return read_published(self.changes_since) if self.changes_since else None
 
     @property
     def options(self) -> dict[str, Any]:
@@ -39,6 +48,7 @@ class BuildConfig:
             "redact_secrets": self.redact_secrets,
             "strict": self.strict,
             "build_date": self.build_date,
+            "changes_since": self.previous.digest if self.previous else None,  # the data compared with, not its path
         }
 
     @property

@@ -16,6 +16,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..changes import DiffError
 from ..outdir import MANIFEST, placement_problem, recover, swap_in, update_in_place
 from ..secretscan import Finding
 from .cache import BuildCache
@@ -27,7 +28,18 @@ def refusal(config: BuildConfig) -> str | None:
     wrote), or None. An update of it that an earlier build left cut short is undone first."""
     if recover(config.out):
         print(f"{config.out}: an update cut short by an earlier build was undone; the site is as before it")
-    return placement_problem(config.out, MANIFEST, config.inputs())
+    return placement_problem(config.out, MANIFEST, config.inputs()) or earlier_site_problem(config)
+
+
+def earlier_site_problem(config: BuildConfig) -> str | None:
+    """Why the site --changes-since names cannot be compared with, or None."""
+    if config.changes_since and (config.only or config.shards):
+        return "--changes-since compares a whole build: it does not apply to --only or merge"
+    try:
+        config.previous  # noqa: B018 - read now, so a build refused for it has read nothing else
+    except DiffError as exc:
+        return f"--changes-since {exc}"
+    return None
 
 
 @dataclass

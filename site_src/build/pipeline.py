@@ -24,7 +24,7 @@ from . import report
 from .cache import BuildCache
 from .config import BuildConfig
 from .manifest import write_manifest
-from .output import NewSite, put_in_place, refusal
+from .output import NewSite, earlier_site_problem, put_in_place, refusal
 from .reading import Read, read
 from .scanning import clean_runs, scan_output, scan_release, scan_written
 
@@ -60,11 +60,12 @@ def build(config: BuildConfig) -> int:
 
 def build_site(project: Project, out: Path, **options: Any) -> int:
     """Build the site of a project already read (by a test or a tool), with no cache: the phases after the read."""
-    refused = output_problem(out, MANIFEST, project.inputs())
+    config = BuildConfig(out=out, **options)
+    refused = output_problem(out, MANIFEST, project.inputs()) or earlier_site_problem(config)
     if refused:
         return report.refused(refused)
     with collector_paused(), ExitStack() as scope:
-        return publish(Read(project, set()), BuildConfig(out=out, **options), None, scope, report.Timer())
+        return publish(Read(project, set()), config, None, scope, report.Timer())
 
 
 def publish(got: Read, config: BuildConfig, cache: BuildCache | None, scope: ExitStack, timer: report.Timer) -> int:
@@ -79,6 +80,10 @@ def publish(got: Read, config: BuildConfig, cache: BuildCache | None, scope: Exi
     refused = [f for f in findings if f.blocking or not config.redact_secrets]
     if refused:
         return report.secrets_refused(refused, config.redact_secrets)
+    if config.previous:  # compared as this build publishes the release: scanned, redacted
+        from .changes import add_changes
+
+        add_changes(release, config.previous)
     site = NewSite.beside(config.out.resolve(), scope, cache.known if cache else {})
     problem = render(release, plan, config, cache, site, timer)
     if problem:

@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask, Response, abort, render_template, request, url_for
 
 from .. import GENERATOR
+from ..changes import LEVEL as CHANGES_LEVEL
 from ..release import Release, VersionView, paginate
 from ..systems import system_part
 from . import downloads, search_index
@@ -140,6 +141,17 @@ def _add_site_pages(app: Flask, release: Release) -> None:
             """The changelogs as an Atom feed."""
             atom = render_template("feed.xml", entries=feed_entries(benchmarks), feed_id=feed_id(benchmarks))
             return Response(atom, mimetype="application/atom+xml")
+
+    if release.changes:  # a route only where the build was given an earlier site (build.py --changes-since)
+
+        @app.route("/<bench>/changes/")
+        def changes(bench: str) -> str:
+            """What changed in the benchmark's versions since the earlier build."""
+            latest = release.latest(bench)
+            if latest is None:
+                abort(404)
+            level = int(CHANGES_LEVEL * 100)
+            return render_template("changes.html", bench=latest.bench, changes=release.changes_of(bench), level=level)
 
     @app.route("/index.json")
     def index_json() -> Response:

@@ -86,6 +86,8 @@ def freeze(
             yield "search", {}
             for bench, _ in release.benchmarks():
                 yield "benchmark", {"bench": bench.id}
+                if release.changes:
+                    yield "changes", {"bench": bench.id}
         for view in chosen:
             yield from version_pages(view, built)
 
