@@ -7,15 +7,7 @@ python build.py scores [PATHS]  print the recomputed tables as plain text
 python build.py serve           preview the site locally
 """
 
-import os
-import sys
-
-from site_src.cli import main
+from site_src.cli import console
 
 if __name__ == "__main__":
-    code = main()
-    # The command is done: every file is written and closed, every worker has ended. Leave without freeing what was
-    # read object by object, which took Python 0.6-0.8 s at exit after a build of 10,000 transcripts.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    console()

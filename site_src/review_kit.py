@@ -22,11 +22,11 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from . import GENERATOR
 from .model import BenchmarkVersion, Project, Run
 from .outdir import output_problem, swap_in
+from .paths import STATIC, TEMPLATES
 from .site.app import CSP
 from .site.text import show_text
 from .systems import system
 
-ROOT = Path(__file__).resolve().parent.parent
 KIT_MANIFEST = "review-kit-manifest.json"
 
 
@@ -54,7 +54,7 @@ def write_review_kit(project: Project, out: Path, site: Path, count: int = 12, s
         print(f"error: {refused}", file=sys.stderr)
         return 1
     out = out.resolve()
-    env = Environment(loader=FileSystemLoader(ROOT / "templates" / "review"), autoescape=select_autoescape())
+    env = Environment(loader=FileSystemLoader(TEMPLATES / "review"), autoescape=select_autoescape())
     env.filters["text"] = show_text
     kits = []
     for bench in project.benchmarks:
@@ -93,8 +93,8 @@ def _parent(out: Path) -> Path:
 
 def _write_kit(env: Environment, kits: list, out: Path) -> tuple[list, bool]:
     (out / "static").mkdir(parents=True)
-    shutil.copy(ROOT / "site_src/site/static/style.css", out / "static/style.css")
-    shutil.copy(ROOT / "site_src/site/static/review.js", out / "static/review.js")
+    shutil.copy(STATIC / "style.css", out / "static/style.css")
+    shutil.copy(STATIC / "review.js", out / "static/review.js")
     entries = []
     for version, run, (pairs, drawn) in kits:
         base = out / run.id

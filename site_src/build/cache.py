@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import importlib
 import os
 import secrets
 import shutil
@@ -55,7 +56,9 @@ from ..outdir import (
     manifest_digest,
     site_path,
 )
+from ..paths import PACKAGE, TEMPLATES
 from ..readers.project import Prior
+from ..systems import systems
 from .sealed import Seal, machine_key
 from .store import read_run, read_value, turns_beside, write_run, write_value
 
@@ -67,7 +70,6 @@ STATE = "state.jsonl"
 DRAWINGS, SPECS = "drawings.sealed", "specs.sealed"
 STAGE = ".new-"  # .<out>.cache.new-<pid>-<token>: a build's stage (BuildCache.stage)
 OF_INPUTS = ("format", "code", "inputs", "clean")  # what the state records of the inputs alone, not of the output
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _hash(*parts: Any) -> str:
@@ -188,7 +190,10 @@ class BuildCache:
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
-        code = {**_digests(ROOT / "site_src", "site_src", seen), **_digests(ROOT / "templates", "templates", seen)}
+        code = {**_digests(PACKAGE, "site_src", seen), **_digests(TEMPLATES, "templates", seen)}
+        for s in systems():  # a plugin's code and templates, as a shipped system's are covered above
+            if not s.origin.startswith("shipped"):
+                code.update(_digests(Path(importlib.import_module(s.package).__file__ or "").parent, s.package, seen))
         self.code_files = code
         self.code = _hash(GENERATOR, {k: v[3] for k, v in code.items()})
         self.content = {k: v[3] for k, v in self.inputs.items() if k.startswith("content/")}

@@ -15,6 +15,7 @@ from pathlib import Path
 from flask import Flask, Response, send_from_directory
 
 from ..outdir import url_of
+from ..paths import TEMPLATES
 from ..problems import Problems
 from ..readers.project import load_project
 from ..release import Release
@@ -23,8 +24,6 @@ from ..scoring.release import build_release
 from ..site import search_index
 from ..site.app import create_app
 from ..site.freeze import render_urls
-
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def make_app(content: str, runs: list[str], search: bool = True):  # noqa: ANN201 - a Flask app
@@ -76,9 +75,7 @@ def serve(content: str, runs: list[str], port: int, search: bool = True) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1
-    watched = [
-        p for folder in [Path(content), *map(Path, runs), ROOT / "templates"] for p in folder.rglob("*") if p.is_file()
-    ]
+    watched = [p for folder in [Path(content), *map(Path, runs), TEMPLATES] for p in folder.rglob("*") if p.is_file()]
     app = make_app(content, runs, search)
     print(
         f"preview at http://127.0.0.1:{port}/ (Ctrl-C to stop; the server restarts when content, runs or templates "

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, abort, render_template, request, url_for
+from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PrefixLoader
 
 from .. import GENERATOR
 from ..changes import LEVEL as CHANGES_LEVEL
+from ..paths import TEMPLATES
 from ..release import Release, VersionView, paginate
-from ..systems import system_part
+from ..systems import system_part, systems
 from . import downloads, search_index
 from .charts import charts_for
 from .drawing import svg_for
@@ -27,7 +28,6 @@ from .headtohead import PAIR_PAGES_UP_TO, head_to_head, pair_keys
 from .text import breakable_path, count_markers, markdown, show_text
 from .urls import page_url
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 CARDS_PER_PAGE = 24  # responses side by side per item page (the order: release._item_order)
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
@@ -63,7 +63,8 @@ def relative(target: str, current: str) -> str:
 
 def create_app(release: Release, *, base_path: str = "/", build_date: str | None = None) -> Flask:
     """The app: every page and download of the release, each route a function named for its page."""
-    app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder="static", static_url_path="/static")
+    app = Flask(__name__, template_folder=str(TEMPLATES), static_folder="static", static_url_path="/static")
+    app.jinja_loader = template_loader()
     app.config.update(FREEZER_IGNORE_MIMETYPE_WARNINGS=False, JSON_AS_ASCII=False)
     app.jinja_env.autoescape = True
     app.jinja_env.filters.update(FILTERS)
@@ -74,6 +75,13 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     _add_downloads(app, release)
     _add_charts(app, release)
     return app
+
+
+def template_loader() -> BaseLoader:
+    """The project's templates, and each plugin system's partials as templates/systems/<id>/ would hold them."""
+    own = FileSystemLoader(TEMPLATES)
+    parts = {s.id: FileSystemLoader(s.templates) for s in systems() if s.templates}
+    return ChoiceLoader([own, PrefixLoader({"systems": PrefixLoader(parts)})]) if parts else own
 
 
 def _view_or_404(release: Release, bench: str, version: str) -> VersionView:

@@ -12,15 +12,19 @@ Each system is a package here holding everything specific to it, one module per 
     templates/systems/<id>/ its template partials
 
 The core (readers/, scoring/, release, site/) calls these through system_part() and never names a system. Adding a
-system is its own new files plus one line in REGISTERED below and its id in the benchmark schema's `system` enum;
-see docs/adding-a-system.md.
+system here is its own new files plus one line in REGISTERED below and its id in the benchmark schema's `system`
+enum. A package installed beside evalboard adds one with no change here: it names its system's package in the entry
+point group `evalboard.systems`, and that package is laid out as above (its template partials in its own
+`templates/` folder). Both are loaded the same way; see docs/adding-a-system.md.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from types import ModuleType
 
 REGISTERED = (  # one line per system: its package in this folder
@@ -31,6 +35,11 @@ REGISTERED = (  # one line per system: its package in this folder
     "pairwise",
 )
 LAYERS = ("reader", "scoring", "display", "charts", "importer")
+ENTRY_POINTS = "evalboard.systems"  # the group a plugin names its system's package in
+
+
+class PluginError(RuntimeError):
+    """An installed plugin that cannot be loaded, named with its distribution."""
 
 
 @dataclass(frozen=True)
@@ -43,19 +52,52 @@ class System:
     importer: str = ""  # the source name of `build.py import SOURCE`, if it imports another tool's files
     ranks_over_present: bool = False  # whether it implements benchmark.yaml `incomplete_entrants: ranked_over_present`
     package: str = ""  # filled in by the registry
+    origin: str = ""  # "shipped with evalboard X" or "plugin <distribution> Y": filled in by the registry
+
+    @property
+    def templates(self) -> Path | None:
+        """A plugin's template partials (its package's templates/ folder), if it has any."""
+        if self.origin.startswith("shipped"):
+            return None  # in the project's templates/systems/<id>/
+        folder = Path(importlib.import_module(self.package).__file__ or "").parent / "templates"
+        return folder if folder.is_dir() else None
 
 
 @cache
 def systems() -> tuple[System, ...]:
-    found = []
-    for name in REGISTERED:
-        module = importlib.import_module(f"{__name__}.{name}")
-        system: System = module.SYSTEM
-        found.append(System(**{**system.__dict__, "package": module.__name__}))
-    ids, markers = [s.id for s in found], [s.marker for s in found]
-    if len(set(ids)) != len(ids) or len(set(markers)) != len(markers):
-        raise RuntimeError(f"registered systems must have distinct ids and metadata files: {ids}, {markers}")
+    """The systems shipped here, then those installed plugins add, each checked the same way."""
+    from .. import __version__
+
+    found = [_loaded(importlib.import_module(f"{__name__}.{name}"), f"shipped with evalboard {__version__}")
+             for name in REGISTERED]  # fmt: skip
+    found += [_plugin(ep) for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda ep: ep.name)]
+    for i, s in enumerate(found):
+        for other in found[:i]:
+            if s.id == other.id or s.marker == other.marker:
+                clash = "id" if s.id == other.id else "metadata file"
+                raise PluginError(f"the system {s.id} ({s.origin}) has the {clash} of {other.id} ({other.origin})")
     return tuple(found)
+
+
+def _loaded(module: ModuleType, origin: str) -> System:
+    system = getattr(module, "SYSTEM", None)
+    if not isinstance(system, System):
+        raise PluginError(f"{module.__name__} ({origin}) defines no SYSTEM = System(...)")
+    return replace(system, package=module.__name__, origin=origin)
+
+
+def _plugin(ep: EntryPoint) -> System:
+    """An entry point's system: its value names the system's package."""
+    dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist else "an unknown distribution"
+    origin = f"plugin {dist}"
+    try:
+        module = ep.load()
+    except Exception as exc:  # noqa: BLE001 - any failure of a plugin's import is named, not raised as is
+        raise PluginError(f"the evaluation system plugin {ep.name!r} ({ep.value}, {origin}) cannot be loaded: "
+                          f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+    if not isinstance(module, ModuleType):
+        raise PluginError(f"the evaluation system plugin {ep.name!r} ({origin}) must name a package, not {ep.value}")
+    return _loaded(module, origin)
 
 
 def system(system_id: str) -> System:
