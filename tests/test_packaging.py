@@ -124,3 +124,37 @@ def test_an_installed_plugin_is_found_through_its_entry_point(fresh_venv, tmp_pa
     _run(fresh_venv / "bin/python", "-m", "pip", "install", "-q", "--no-deps", tmp_path / "plugin", cwd=tmp_path)
     listed = _run(fresh_venv / "bin/evalboard", "systems", cwd=tmp_path)
     assert "example-plugin plugin evalboard-example-plugin 0.2.0" in " ".join(listed.split())
+
+
+def test_a_system_is_held_to_its_contract_by_name_and_its_optional_hooks_have_defaults(plugins, monkeypatch):
+    """system_part gives each layer typed (site_src/systems/contract.py): a missing module or required function is
+    an error naming it; an optional hook left out takes its documented default."""
+    import types
+
+    from site_src.systems.contract import ContractError
+
+    plugins(example="evalboard_example_plugin")
+    with pytest.raises(ContractError, match=r"example-plugin has no reader module \(evalboard_example_plugin.reader\)"):
+        registry.system_part("example-plugin", "reader")
+    charts = types.ModuleType("evalboard_example_plugin.charts")
+    monkeypatch.setitem(sys.modules, charts.__name__, charts)
+    with pytest.raises(ContractError, match="evalboard_example_plugin.charts defines no charts"):
+        registry.system_part("example-plugin", "charts")
+    charts.charts = lambda view: []
+    part = registry.system_part("example-plugin", "charts")
+    assert part.OWN_OVERALL is False and part.charts(None) == []
+    assert registry.system_part("tuckerbench", "scoring").judge_reports is not None  # a system with judges
+    assert registry.system_part("uzbek-pack", "scoring").judge_reports is None  # the default: no judges
+
+
+def test_judges_declared_for_a_system_without_judges_is_a_warning_naming_the_file(tmp_path, capsys):
+    shutil.copytree(ROOT / "content", tmp_path / "content")
+    definition = tmp_path / "content/uzbek-pack/benchmark.yaml"
+    definition.write_text(definition.read_text(encoding="utf-8").replace("judges: false", "judges: true"), "utf-8")
+    assert cli.main(["check", "--content", str(tmp_path / "content"), "--runs", str(ROOT / "runs")]) == 0
+    said = capsys.readouterr().err
+    assert (
+        "uzbek-pack/benchmark.yaml" in said
+        and "statistics.judges: true, but the system 'uzbek-pack' has no judges" in said
+    )
+    assert cli.main(["check", "--strict", "--content", str(tmp_path / "content"), "--runs", str(ROOT / "runs")]) == 1

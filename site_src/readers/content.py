@@ -88,6 +88,15 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
             "incomplete_entrants",
         )
         return None
+    for key in ("judges", "calibration"):
+        if meta["statistics"].get(key) and not _system(meta["system"]).judges:
+            problems.warning(
+                rel,
+                f"statistics.{key}: true, but the system {meta['system']!r} has no judges to report on: "
+                "no such page is made (set it to false)",
+                None,
+                f"statistics.{key}",
+            )
     if meta["id"] != bench_dir.name:
         problems.error(rel, f"id {meta['id']!r} differs from the folder name {bench_dir.name!r}", None, "id")
         return None

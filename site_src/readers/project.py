@@ -165,7 +165,7 @@ def read_opened(opened: RunRead, benchmarks: dict[str, Benchmark], prior: Prior 
     module = system_part(bench.system, "reader")
     before = len(problems.items)
     try:
-        reuses = getattr(module, "REUSES_UNCHANGED_FILES", False) and prior is not None
+        reuses = module.REUSES_UNCHANGED_FILES and prior is not None
         extra = {"prior": prior} if reuses else {}
         result = module.read_run(found.path, found.rel, opened.files, opened.meta, bench, problems, **extra)
     except InputError as exc:

@@ -68,7 +68,7 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             summary = display.summarise(scored.transcripts.get(t.id), t, version.definition)
             summaries[t.id] = alike.setdefault(summary, summary)
     item_order = {i: _item_order(ts, entrants) for i, ts in by_item.items()}
-    reports = getattr(part, "judge_reports", None)  # only systems with judges have them
+    reports = part.judge_reports  # only systems with judges have them
     wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
     lexicon = getattr(version.definition, "profanity_lexicon", [])
     patterns = getattr(version.definition, "refusal_patterns", [])

@@ -66,8 +66,7 @@ def add_statistics(bench: Benchmark, version: BenchmarkVersion, scored: Scored) 
             "(scripts/coverage.py) nominal 95% intervals covered the truth about 80% of the time with 6 clusters and "
             "about 93% with 30. Read them as a lower bound on the uncertainty."
         )
-    interval_scale = getattr(part, "INTERVAL_SCALE", 1.0)
-    return VersionStats(rows, sep, params, note, scale=part.DIFFERENCE_SCALE, interval_scale=interval_scale)
+    return VersionStats(rows, sep, params, note, scale=part.DIFFERENCE_SCALE, interval_scale=part.INTERVAL_SCALE)
 
 
 def cluster_draws(strata: list[str], params: dict[str, Any]) -> np.ndarray:

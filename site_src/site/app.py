@@ -446,7 +446,7 @@ def item_analysis(view: VersionView) -> dict[str, dict[str, Any]]:
     """Per item: how its responses fared (passes of those graded, or the mean score of those scored, with counts),
     how many have no result yet, and how far the judges' scores of one response lie apart on average."""
     out = {}
-    in_words = getattr(system_part(view.bench.system, "display"), "item_result", None)
+    in_words = system_part(view.bench.system, "display").item_result
     for item_id in (i.id for i in view.version.items):
         summaries = [view.summaries[t.id] for t in view.by_item.get(item_id, [])]
         passes = sum(1 for s in summaries if s.state == "pass")

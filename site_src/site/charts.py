@@ -145,9 +145,9 @@ def base_chart(alt: Any) -> Any:
 def charts_for(view: VersionView) -> list[Chart]:
     """The charts of a version: the overall scores sorted by rank, then the system's own (systems/<system>/
     charts.py). A system that draws its own overall chart says so with OWN_OVERALL = True."""
-    module = system_part(view.bench.system, "charts")
-    own = module.charts(view)
-    return own if getattr(module, "OWN_OVERALL", False) else [overall_chart(view), *own]
+    part = system_part(view.bench.system, "charts")
+    own = part.charts(view)
+    return own if part.OWN_OVERALL else [overall_chart(view), *own]
 
 
 def display_score(view: VersionView, value: float | None) -> float | None:

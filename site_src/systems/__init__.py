@@ -26,6 +26,9 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+from .contract import ContractError, part_of
 
 REGISTERED = (  # one line per system: its package in this folder
     "uzbek_pack",
@@ -50,6 +53,7 @@ class System:
     run_contents: tuple[str, ...]  # other names only its run directories hold (to name a missing metadata file)
     review_kit: bool = False  # whether its runs have blind human pairs for the review kit
     importer: str = ""  # the source name of `build.py import SOURCE`, if it imports another tool's files
+    judges: bool = False  # whether its scoring reports on judges (judge_reports): statistics.judges needs it
     ranks_over_present: bool = False  # whether it implements benchmark.yaml `incomplete_entrants: ranked_over_present`
     package: str = ""  # filled in by the registry
     origin: str = ""  # "shipped with evalboard X" or "plugin <distribution> Y": filled in by the registry
@@ -113,8 +117,19 @@ def by_format(run_format: str) -> System:
     return next(s for s in systems() if s.run_format == run_format.split("/")[0])
 
 
-def system_part(system_id: str, layer: str) -> ModuleType:
-    """One layer's module of a system, imported when first needed (so each layer imports only its own)."""
+def system_part(system_id: str, layer: str) -> Any:
+    """One layer of a system, typed by its contract (contract.py: what it must define, and the defaults of its
+    optional hooks), from its module, imported when first needed (so each layer imports only its own)."""
     if layer not in LAYERS:
         raise ValueError(f"unknown layer {layer!r}")
-    return importlib.import_module(f"{system(system_id).package}.{layer}")
+    name = f"{system(system_id).package}.{layer}"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        raise ContractError(f"the system {system_id} has no {layer} module ({name}): a system must have one") from None
+    part = part_of(module, layer)
+    if layer == "scoring" and system(system_id).judges and part.judge_reports is None:
+        raise ContractError(f"{name} defines no judge_reports, which its System(judges=True) promises")
+    return part

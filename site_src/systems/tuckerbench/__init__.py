@@ -8,4 +8,5 @@ SYSTEM = System(
     run_format="tuckerbench-run",
     run_contents=("transcripts", "judgments", "calibration.jsonl", "human-pairs.jsonl", "reported-scores.json"),
     review_kit=True,
+    judges=True,
 )
