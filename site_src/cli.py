@@ -171,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
         if command == "merge":
             p.add_argument("shards", nargs="+", help="shard folders, each written by build.py --only")
         if command == "diff":
-            p.add_argument("old", help="the earlier built site (a _site folder)")
+            p.add_argument("old", help="the earlier built site: a _site folder, or the URL of the published site")
             p.add_argument("new", help="the later built site")
             p.add_argument("--format", choices=("text", "markdown", "json"), default="text", dest="diff_format")
         if command == "init":
@@ -273,7 +273,7 @@ def _diff(args: argparse.Namespace) -> int:
     from .release_diff import DiffError, diff, render
 
     try:
-        print(render(diff(Path(args.old), Path(args.new)), args.diff_format), end="")
+        print(render(diff(args.old, args.new), args.diff_format), end="")
     except DiffError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -6,17 +6,27 @@ JSON.
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from .changes import LEVEL, DiffError, RowChange, VersionChange, read_published
+from .changes import LEVEL, DiffError, Published, RowChange, VersionChange, read_published
+from .published import fetch_published, is_url
 from .scoring.changes import compare
 
 __all__ = ["DiffError", "diff", "render"]
 
 
-def diff(old_site: Path, new_site: Path) -> list[VersionChange]:
-    return compare(read_published(old_site), read_published(new_site))
+def diff(old_site: Path | str, new_site: Path | str) -> list[VersionChange]:
+    """Compare two built sites, each a folder or the URL of a published site (its data fetched first)."""
+    return compare(_published(old_site), _published(new_site))
+
+
+def _published(site: Path | str) -> Published:
+    if isinstance(site, str) and is_url(site):
+        with tempfile.TemporaryDirectory(prefix="evalboard-published-") as folder:
+            return read_published(fetch_published(site, Path(folder)))
+    return read_published(Path(site))
 
 
 def _num(x: float | None, fmt: str = "{:.2f}") -> str:

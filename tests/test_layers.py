@@ -27,7 +27,14 @@ FORBIDDEN = {  # layer -> layers it must never reach, directly or through any mo
     "build": {"commands"},
     "commands": set(),  # the command line and the commands it hands over to
 }
-COMMANDS = {"site_src.cli", "site_src.importing", "site_src.report", "site_src.review_kit", "site_src.release_diff"}
+COMMANDS = {
+    "site_src.cli",
+    "site_src.importing",
+    "site_src.report",
+    "site_src.review_kit",
+    "site_src.release_diff",
+    "site_src.published",
+}
 # a system's package holds one module per layer (site_src/systems/__init__.py): each counts as that layer
 SYSTEM_MODULE_LAYER = {
     "reader": "readers",
