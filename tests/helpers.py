@@ -6,9 +6,12 @@ import hashlib
 import json
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -118,3 +121,28 @@ def wcag_violations(page: Any) -> list[tuple[str, str, list[Any]]]:
     wcag = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": wcag}})
     return [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]]
+
+
+MT_BENCH_PLUGIN = ROOT / "plugins/evalboard-mtbench"  # the MT-Bench system, a plugin package of this repository
+
+
+@contextmanager
+def plugin_installed(package_dir: Path, name: str, package: str) -> Iterator[None]:
+    """A plugin as if installed beside evalboard: its package importable and named in the evalboard.systems entry
+    point group (tests/test_packaging.py installs plugins for real, in a fresh virtual environment)."""
+    from importlib.metadata import EntryPoint
+
+    from site_src import systems as registry
+    from site_src import validate
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(package_dir))
+        found = [EntryPoint(name, package, registry.ENTRY_POINTS)]
+        mp.setattr(registry, "entry_points", lambda group: found if group == registry.ENTRY_POINTS else [])
+        registry.systems.cache_clear()
+        validate.schema_of.cache_clear()
+        try:
+            yield
+        finally:
+            registry.systems.cache_clear()
+            validate.schema_of.cache_clear()

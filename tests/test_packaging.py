@@ -158,3 +158,20 @@ def test_judges_declared_for_a_system_without_judges_is_a_warning_naming_the_fil
         and "statistics.judges: true, but the system 'uzbek-pack' has no judges" in said
     )
     assert cli.main(["check", "--strict", "--content", str(tmp_path / "content"), "--runs", str(ROOT / "runs")]) == 1
+
+
+def test_the_mt_bench_plugin_installed_beside_evalboard_imports_real_results_and_builds(fresh_venv, tmp_path):
+    """The MT-Bench system is a package of its own (plugins/evalboard-mtbench): installed with pip beside the wheel,
+    evalboard finds it through its entry point, imports FastChat's files with it and builds their pages."""
+    shutil.copytree(ROOT / "plugins/evalboard-mtbench", tmp_path / "plugin")
+    _run(fresh_venv / "bin/python", "-m", "pip", "install", "-q", "--no-deps", tmp_path / "plugin", cwd=tmp_path)
+    evalboard = fresh_venv / "bin/evalboard"
+    assert "mt-bench plugin evalboard-mtbench 0.1.0" in " ".join(_run(evalboard, "systems", cwd=tmp_path).split())
+    project = tmp_path / "project"
+    (project / "content").mkdir(parents=True)
+    fixture = ROOT / "tests/fixtures/mt_bench/mt_bench"
+    said = _run(evalboard, "import", "mt-bench", fixture, "--benchmark", "mt-bench", cwd=project)
+    assert "imported runs/mt-bench/phi-3-dpo" in said
+    _run(evalboard, "-q", cwd=project)
+    page = (project / "_site/mt-bench/v1/t/phi-3-dpo--101/index.html").read_text(encoding="utf-8")
+    assert "Grade of answer 2 (MT-Bench turn 2)" in page  # the plugin's own template, from its package

@@ -68,8 +68,6 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     """vl-convert's runtime is started in the drawing process while the build reads on the other core; the charts
     are handed to it once the release is scored, drawn there while it is scanned and pages are keyed, and the
     process is stopped before pages render, also when the build fails."""
-    import multiprocessing
-
     from helpers import CONTENT, edit_jsonl
 
     import site_src.build.pipeline as pipeline
@@ -80,7 +78,8 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     read = pipeline.read
 
     def reading(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        seen.append([p.pid for p in multiprocessing.active_children()] if drawing._DRAWER is not None else None)
+        ahead = drawing._DRAWER
+        seen.append(ahead._process if ahead is not None and ahead._process.poll() is None else None)  # running
         return read(*args, **kwargs)
 
     monkeypatch.setattr(pipeline, "read", reading)
@@ -94,7 +93,7 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
         ahead = drawing._DRAWER
         drawn_by.append(ahead if ahead and ahead.asked is not None else "not asked for ahead (draw_soon)")
         drawn = draw(*args, **kwargs)
-        drawn_by.append(multiprocessing.active_children())  # none left when the render workers fork
+        drawn_by.append([p for p in seen if p is not None and p.poll() is None])  # stopped before workers fork
         return drawn
 
     monkeypatch.setattr(drawing, "draw_all", draw_all)
@@ -102,13 +101,13 @@ def test_the_chart_drawer_starts_while_the_runs_are_read_and_is_gone_when_the_bu
     assert cli.main([*argv, "--out", str(tmp_path / "site")]) == 0
     assert len(seen) == 1 and seen[0] and isinstance(drawn_by[0], drawing.Drawer) and drawn_by[1:] == [[]]
     assert len(drawing.DRAWN) >= 3  # the demo's charts, drawn by that process
-    assert drawing._DRAWER is None and not multiprocessing.active_children()
+    assert drawing._DRAWER is None and seen[0].poll() is not None
 
     token = "AKIA" + "Q" * 16  # a build refused for a secret stops the drawer too
     edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 3, lambda r: r.update(raw_output=token))
     assert cli.main([*argv, "--out", str(tmp_path / "refused")]) == 1
     assert len(seen) == 2 and seen[1] and len(drawn_by) == 2
-    assert drawing._DRAWER is None and not multiprocessing.active_children()
+    assert drawing._DRAWER is None and seen[1].poll() is not None
 
 
 def test_a_chart_the_drawer_cannot_draw_stops_the_build_with_the_reason(monkeypatch):

@@ -192,7 +192,7 @@ class BuildCache:
         seen = self.previous.get("code", {})
         code = {**_digests(PACKAGE, "site_src", seen), **_digests(TEMPLATES, "templates", seen)}
         for s in systems():  # a plugin's code and templates, as a shipped system's are covered above
-            if not s.origin.startswith("shipped"):
+            if s.plugin:
                 code.update(_digests(Path(importlib.import_module(s.package).__file__ or "").parent, s.package, seen))
         self.code_files = code
         self.code = _hash(GENERATOR, {k: v[3] for k, v in code.items()})

@@ -13,7 +13,8 @@ Records are written as JSON (orjson). The values JSON has no word for are tagged
 
 so a plain JSON object never has a key that starts with "$". Decoding makes nothing but JSON values, those
 containers and the dataclasses of the modules that hold this package's records (RECORD_MODULES: the model, results,
-problems, scoring and the systems' modules): a "$d" naming anything else is refused (CodecError). Nothing is called
+problems, scoring and the systems' modules) and of installed plugin systems' modules: a "$d" naming anything else
+is refused (CodecError). Nothing is called
 by name but a record's own constructor, and nothing is imported but one of those modules of this package.
 Extensions add tags of the caller's own (the build cache's lazy lists).
 """
@@ -71,8 +72,23 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return names
 
 
+def holds_records(module_name: str) -> bool:
+    """Whether a module is one whose records may be written and read back: this package's, or a module of an
+    installed plugin system's package (its code runs in every build already; see systems/__init__.py)."""
+    if RECORD_MODULES.fullmatch(module_name):
+        return True
+    package, _, module = module_name.rpartition(".")
+    return bool(re.fullmatch(r"[a-z_]+", module)) and package in _plugin_packages()
+
+
+def _plugin_packages() -> set[str]:
+    from ..systems import systems
+
+    return {s.package for s in systems() if s.plugin}
+
+
 def _record_name(cls: type) -> str:
-    if not RECORD_MODULES.fullmatch(cls.__module__):
+    if not holds_records(cls.__module__):
         raise TypeError(f"{cls.__module__}.{cls.__qualname__} is not a record of this package")
     return f"{cls.__module__}:{cls.__qualname__}"
 
@@ -277,7 +293,7 @@ def _class(name: Any) -> tuple[type, int]:
 
 def _record_module(name: str) -> ModuleType | None:
     """One of this package's modules that hold records (imported, if it is not yet), or None."""
-    if not RECORD_MODULES.fullmatch(name):
+    if not holds_records(name):
         return None
     module = sys.modules.get(name)
     if module is None:

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
+import subprocess
+import sys
 import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 import vl_convert
 
@@ -76,53 +77,54 @@ def own_fonts_only() -> Iterator[None]:
 
 class Drawer:
     """A process started to draw charts: it starts vl-convert's runtime at once (half a second), then draws each
-    batch of specs it is sent. A plain process and a pipe, so this process starts no thread, and the processes it
+    batch of specs it is sent. A plain process and two pipes, so this process starts no thread, and the processes it
     forks later (render workers, the release scan) inherit none.
 
-    The process is a fresh interpreter (spawned, a tenth of a second more than a fork), not a fork: a fork of a
-    process whose runtime already runs (the preview server's, a test's) would lack the runtime's threads and wait
-    for them for ever at its first drawing."""
+    The process is a fresh interpreter running this module (`python -m site_src.site.drawing`), not a fork: a fork
+    of a process whose runtime already runs (the preview server's, a test's) would lack the runtime's threads and
+    wait for them for ever at its first drawing; and unlike multiprocessing's spawn it imports nothing of the
+    program that started it. Each batch is one JSON line each way."""
 
     def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self._conn, theirs = context.Pipe()
-        self._process = context.Process(target=_drawing, args=(theirs,), daemon=True)
-        self._process.start()
-        theirs.close()
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True
+        )
         self.asked: list[str] | None = None  # drawing keys of the batch sent, until collected
 
     def ask(self, specs: dict[str, str]) -> None:
-        self._conn.send(list(specs.values()))
+        assert self._process.stdin is not None
+        self._process.stdin.write(json.dumps(list(specs.values())).encode() + b"\n")
+        self._process.stdin.flush()
         self.asked = list(specs)
 
     def collect(self) -> dict[str, str]:
-        try:
-            outcome, result = self._conn.recv()
-        except EOFError:
-            outcome, result = "error", "the drawing process ended without an answer"
-        if outcome != "ok":
-            raise RuntimeError(f"drawing the charts failed: {result}")
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline()
+        answer = json.loads(line) if line else {"error": "the drawing process ended without an answer"}
+        if "ok" not in answer:
+            raise RuntimeError(f"drawing the charts failed: {answer['error']}")
         keys, self.asked = self.asked or [], None
-        return dict(zip(keys, result, strict=True))
+        return dict(zip(keys, answer["ok"], strict=True))
 
     def stop(self) -> None:
-        self._process.terminate()
-        self._process.join()
-        self._conn.close()
+        self._process.kill()
+        self._process.wait()
+        for pipe in (self._process.stdin, self._process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
-def _drawing(conn: Any) -> None:
+def _drawing(requests: IO[bytes], answers: IO[bytes]) -> None:
+    """The drawing process: a batch of specs per line in, their drawings (or the error) as one line out."""
     with own_fonts_only():
         vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}})  # start the runtime
-    while True:
+    for line in requests:
         try:
-            specs = conn.recv()
-        except EOFError:
-            return
-        try:
-            conn.send(("ok", [_draw(spec) for spec in specs]))
+            answer = {"ok": [_draw(spec) for spec in json.loads(line)]}
         except Exception:  # noqa: BLE001 - reported by the build, which stops
-            conn.send(("error", traceback.format_exc(limit=3)))
+            answer = {"error": traceback.format_exc(limit=3)}
+        answers.write(json.dumps(answer).encode() + b"\n")
+        answers.flush()
 
 
 @contextmanager
@@ -179,3 +181,8 @@ def draw_all(charts: list[Chart]) -> dict[str, str]:
         if ahead is not None:
             ahead.stop()
     return {key: DRAWN[key] for key in specs}
+
+
+if __name__ == "__main__":  # a Drawer's process
+    answers, sys.stdout = sys.stdout.buffer, sys.stderr  # only answers go to the build; anything else is shown
+    _drawing(sys.stdin.buffer, answers)

@@ -59,9 +59,14 @@ class System:
     origin: str = ""  # "shipped with evalboard X" or "plugin <distribution> Y": filled in by the registry
 
     @property
+    def plugin(self) -> bool:
+        """Added by an installed package through the entry point group, not shipped here."""
+        return not self.origin.startswith("shipped")
+
+    @property
     def templates(self) -> Path | None:
         """A plugin's template partials (its package's templates/ folder), if it has any."""
-        if self.origin.startswith("shipped"):
+        if not self.plugin:
             return None  # in the project's templates/systems/<id>/
         folder = Path(importlib.import_module(self.package).__file__ or "").parent / "templates"
         return folder if folder.is_dir() else None
