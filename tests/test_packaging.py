@@ -95,7 +95,8 @@ def test_a_plugin_system_is_loaded_as_the_shipped_ones_are_and_listed(plugins, c
     plugins(example="evalboard_example_plugin")
     assert cli.main(["systems"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert listed[0].split() == ["uzbek-pack", "shipped", "with", "evalboard", "0.1.0"] and len(listed) == 6
+    assert listed[0].split() == ["uzbek-pack", "shipped", "with", "evalboard", "0.1.0"]
+    assert len(listed) == len(registry.REGISTERED) + 1
     assert listed[-1].split()[:2] == ["example-plugin", "plugin"]
     assert "example-plugin" in validate.schema_of("benchmark")["properties"]["system"]["enum"]
 

@@ -36,6 +36,7 @@ REGISTERED = (  # one line per system: its package in this folder
     "tuckerbench",
     "inspect_log",
     "pairwise",
+    "lm_eval",
 )
 LAYERS = ("reader", "scoring", "display", "charts", "importer")
 ENTRY_POINTS = "evalboard.systems"  # the group a plugin names its system's package in
