@@ -107,3 +107,27 @@ def test_an_import_names_the_file_and_what_is_wrong(tmp_path, capsys):
     assert cli.main(["import", "lm-eval", str(broken), "--benchmark", "x", *argv]) == 1
     assert f"{broken}: task 't' has no config with a metric_list" in capsys.readouterr().out
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_group_is_the_size_weighted_mean_of_its_tasks_where_each_is_recomputed(tmp_path):
+    """The real results file with its two tasks as one group, as the harness writes a group (group_subtasks and the
+    group's own row), both tasks evaluated on their logged samples only: the group is recomputed as the harness
+    aggregates it by default (weighted by each task's size) and compared with the group's reported figure."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    data = json.loads(RESULTS.read_text(encoding="utf-8"))
+    samples = _samples()
+    rephrased = [{**s, "exact_match": 1.0 if n < 2 else 0.0} for n, s in enumerate(samples[:4])]  # a task of 4
+    data["n-samples"] = {"math_perturbed_full": {"effective": 10}, "math_rephrased_full": {"effective": 4}}
+    data["group_subtasks"] = {"math": ["math_perturbed_full", "math_rephrased_full"], **data["group_subtasks"]}
+    data["results"]["math_rephrased_full"]["exact_match,none"] = 0.5
+    data["results"]["math"] = {"alias": "math", "exact_match,none": 2 / 14, "exact_match_stderr,none": "N/A"}
+    (folder / RESULTS.name).write_text(json.dumps(data), encoding="utf-8")
+    shutil.copy(SAMPLES, folder / SAMPLES.name)
+    lines = "".join(json.dumps(s) + "\n" for s in rephrased)
+    (folder / SAMPLES.name.replace("perturbed", "rephrased")).write_text(lines, encoding="utf-8")
+    view = _import_and_build(tmp_path / "project", folder / RESULTS.name)
+    group = view.rows[0].cells["math|exact_match,none"]
+    expected = (fmean(s["exact_match"] for s in samples) * 10 + 0.5 * 4) / 14
+    assert group.note == "recomputed" and group.value == pytest.approx(expected) and group.n == 14
+    assert not view.scored.leaderboard.discrepancies  # the reported 2/14 agrees

@@ -82,6 +82,25 @@ def _figures(d: LmEvalDefinition, run: Run, results: dict[str, SampleResult]) ->
     return out
 
 
+def _groups(d: LmEvalDefinition, run: Run, figures: dict[str, Figure]) -> dict[str, Figure]:
+    """Each group's figure per metric its tasks share: the size-weighted mean of its tasks' figures where each is
+    recomputed in full (the harness's default for a group, weight_by_size), else the group's figure as reported."""
+    reported: dict[str, Any] = run.stored_scores.get("results") or {}
+    out = {}
+    for group, tasks in d.groups.items():
+        for key, value in (reported.get(group) or {}).items():
+            if "," not in key or "_stderr," in key:
+                continue
+            parts = [figures.get(f"{task}|{key}") for task in tasks]
+            documents = sum(f.documents for f in parts if f)
+            if parts and all(f is not None and f.kind == "recomputed" for f in parts):
+                mean = sum(f.value * f.documents for f in parts) / documents  # type: ignore[operator, union-attr]
+                out[f"{group}|{key}"] = Figure("recomputed", mean, None, documents, documents, value)
+            else:
+                out[f"{group}|{key}"] = Figure("reported", number(value), None, 0, documents, value)
+    return out
+
+
 def _results(run: Run) -> dict[str, SampleResult]:
     out = {}
     for t in run.transcripts:
@@ -106,6 +125,7 @@ def _discrepancies(run: Run, figures: dict[str, Figure], tolerance: float | None
 def _row(version: BenchmarkVersion, run: Run, results: dict[str, SampleResult]) -> tuple[Row, list[Discrepancy]]:
     d: LmEvalDefinition = version.definition
     figures = _figures(d, run, results)
+    figures |= _groups(d, run, figures)
     found = _discrepancies(run, figures, version.discrepancy_tolerance)
     expected = sum(f.documents for f in _primaries(d, figures).values())
     logged = sum(f.n for f in _primaries(d, figures).values())
