@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..jsonio import confined, read_text, read_yaml
+from ..jsonio import confined, read_bytes, read_text, read_yaml
 from ..model import Benchmark, BenchmarkVersion
 from ..problems import InputError, Problems
 from ..systems import system_part, systems
@@ -24,6 +24,24 @@ def files_hash(files: dict[str, str]) -> str:
     """Content hash of a set of frozen inputs: sha256 of the canonical JSON of {path: file hash}."""
     canonical = json.dumps(files, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha256_bytes(canonical.encode("utf-8"))
+
+
+def named_files(
+    run_dir: Path, rel: str, files: list[str], named: dict[str, str], meta_name: str, limit: int, problems: Problems
+) -> dict[str, bytes]:
+    """The bytes of each file a run's metadata file (meta_name) names with its sha256, read in place and checked;
+    {} with an error naming the file at the first that is missing or whose bytes differ (an import copies files byte
+    for byte and records their digests: a file changed since is refused, never read as something else)."""
+    meta_rel, data = f"{rel}/{meta_name}", {}
+    for name, digest in named.items():
+        if name not in files:
+            problems.error(meta_rel, f"{name} is not in the run directory", None, f"files.{name}")
+            return {}
+        data[name] = read_bytes(run_dir / name, f"{rel}/{name}", limit)
+        if sha256_bytes(data[name]) != digest:
+            problems.error(f"{rel}/{name}", f"the file's bytes differ from its sha256 in {meta_name}")
+            return {}
+    return data
 
 
 def version_named(

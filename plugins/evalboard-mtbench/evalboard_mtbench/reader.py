@@ -18,7 +18,7 @@ from typing import Any
 from site_src.jsonio import StrictJSONError, loads_strict, read_bytes, read_json, read_jsonl
 from site_src.model import Benchmark, BenchmarkVersion, Entrant, Item, Judge, Judgment, Run, Transcript, Turn
 from site_src.problems import Problems
-from site_src.readers.content import content_rel, definition_file, sha256_bytes, version_named
+from site_src.readers.content import content_rel, definition_file, named_files, version_named
 from site_src.readers.titles import opening
 
 from .definition import MTBenchDefinition
@@ -116,20 +116,14 @@ def _metadata_ok(meta: dict[str, Any], meta_rel: str, problems: Problems) -> boo
 
 
 def _files(run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], problems: Problems) -> dict[str, bytes]:
-    """Each file the metadata names, checked against its sha256; None on the first that is missing or differs."""
-    meta_rel, data = f"{rel}/mt-bench-run.json", {}
-    for name, digest in meta["files"].items():
-        if name not in ("model_answer.jsonl", "single.jsonl", "pair.jsonl") or name not in files:
-            problems.error(meta_rel, f"{name} is not a file of this format in the run directory", None, f"files.{name}")
-            return {}
-        data[name] = read_bytes(run_dir / name, f"{rel}/{name}", MAX_FILE_BYTES)
-        if sha256_bytes(data[name]) != digest:
-            problems.error(f"{rel}/{name}", "the file's bytes differ from its sha256 in mt-bench-run.json")
-            return {}
-    if "model_answer.jsonl" not in data:
-        problems.error(meta_rel, "names no model_answer.jsonl", None, "files")
+    """Each file the metadata names, checked against its sha256 ({} on the first that is missing or differs)."""
+    meta_rel = f"{rel}/mt-bench-run.json"
+    unknown = set(meta["files"]) - {"model_answer.jsonl", "single.jsonl", "pair.jsonl"}
+    if unknown or "model_answer.jsonl" not in meta["files"]:
+        problems.error(meta_rel, "names files other than model_answer.jsonl, single.jsonl and pair.jsonl, or no "
+                       "model_answer.jsonl", None, "files")  # fmt: skip
         return {}
-    return data
+    return named_files(run_dir, rel, files, meta["files"], "mt-bench-run.json", MAX_FILE_BYTES, problems)
 
 
 def read_run(

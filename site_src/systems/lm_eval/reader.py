@@ -17,7 +17,7 @@ from typing import Any
 from ...jsonio import no_duplicate_keys, read_bytes, read_json, read_jsonl, too_deep
 from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Run, Transcript, Turn
 from ...problems import Problems
-from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
+from ...readers.content import content_rel, definition_file, named_files, sha256_bytes, version_named
 from ...readers.titles import opening
 from ...validate import check
 from .definition import LmEvalDefinition, LmEvalTask
@@ -90,19 +90,6 @@ def response_of(sample: dict[str, Any]) -> str:
     return "\n".join(lines) or json.dumps(filtered, ensure_ascii=False)
 
 
-def _files(run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], problems: Problems) -> dict[str, bytes]:
-    meta_rel, data = f"{rel}/lm-eval-run.json", {}
-    for name, digest in meta["files"].items():
-        if name not in files:
-            problems.error(meta_rel, f"{name} is not in the run directory", None, f"files.{name}")
-            return {}
-        data[name] = read_bytes(run_dir / name, f"{rel}/{name}", MAX_FILE_BYTES)
-        if sha256_bytes(data[name]) != digest:
-            problems.error(f"{rel}/{name}", "the file's bytes differ from its sha256 in lm-eval-run.json")
-            return {}
-    return data
-
-
 def read_run(
     run_dir: Path, rel: str, files: list[str], meta: dict[str, Any], bench: Benchmark, problems: Problems
 ) -> Run | None:
@@ -110,7 +97,9 @@ def read_run(
     if not check(meta, "lm-eval-run", meta_rel, None, problems):
         return None
     version = version_named(bench, meta, "version", meta_rel, problems)
-    data = _files(run_dir, rel, files, meta, problems) if version else {}
+    data = (
+        named_files(run_dir, rel, files, meta["files"], "lm-eval-run.json", MAX_FILE_BYTES, problems) if version else {}
+    )
     if version is None or not data:
         return None
     try:

@@ -18,7 +18,7 @@ from typing import Any
 from ...jsonio import no_duplicate_keys, read_bytes, read_json, too_deep
 from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Judge, Judgment, Run, Transcript, Turn
 from ...problems import Problems
-from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
+from ...readers.content import content_rel, definition_file, named_files, sha256_bytes, version_named
 from ...readers.titles import opening
 from ...validate import check
 from .definition import PairwiseDefinition
@@ -89,15 +89,9 @@ def read_run(
     if version is None:
         return None
     d: PairwiseDefinition = version.definition
-    data: dict[str, bytes] = {}
-    for name, digest in meta["files"].items():
-        if name not in files:
-            problems.error(meta_rel, f"{name} is not in the run directory", None, f"files.{name}")
-            return None
-        data[name] = read_bytes(run_dir / name, f"{rel}/{name}", MAX_RESULTS_BYTES)
-        if sha256_bytes(data[name]) != digest:
-            problems.error(f"{rel}/{name}", "the file's bytes differ from its sha256 in alpaca-eval-run.json")
-            return None
+    data = named_files(run_dir, rel, files, meta["files"], "alpaca-eval-run.json", MAX_RESULTS_BYTES, problems)
+    if not data:
+        return None
     try:
         outputs = parse_json_list(data["model_outputs.json"], "model_outputs.json")
         annotations = parse_json_list(data["annotations.json"], "annotations.json")
