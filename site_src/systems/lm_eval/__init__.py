@@ -7,6 +7,6 @@ SYSTEM = System(
     id="lm-eval",
     marker="lm-eval-run.json",
     run_format="lm-eval-run",
-    run_contents=("results.json",),
+    run_contents=(),  # results.json is no name of its own: a folder holding one is not taken for a run
     importer="lm-eval",
 )
