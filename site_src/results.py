@@ -93,6 +93,7 @@ class Cell:
     of: int | None = None  # the denominator of a proportion (cases in the category)
     graded: int | None = None  # of those, how many were graded (for a partial proportion)
     label: str | None = None  # where the figure is an outcome rather than a number (a task's result)
+    stderr: float | None = None  # the figure's standard error, where the system computes one
 
 
 @dataclass

@@ -9,7 +9,7 @@ import html
 import json
 import shutil
 from pathlib import Path
-from statistics import fmean
+from statistics import fmean, stdev
 
 import pytest
 
@@ -75,6 +75,7 @@ def test_every_logged_sample_is_browsable_with_its_arguments_response_and_per_me
     assert sample["arguments"]["gen_args_0"]["arg_0"] in page  # the prompt, exact characters
     assert sample["filtered_resps"][0] in page and sample["target"] in page
     assert "<code>exact_match</code>: 0.0" in page
+    assert '"max_gen_toks": 512' in page  # the request's arguments, generation settings included
 
 
 def test_recomputed_in_full_when_every_document_was_logged_and_a_differing_report_is_a_discrepancy(tmp_path):
@@ -130,4 +131,7 @@ def test_a_group_is_the_size_weighted_mean_of_its_tasks_where_each_is_recomputed
     group = view.rows[0].cells["math|exact_match,none"]
     expected = (fmean(s["exact_match"] for s in samples) * 10 + 0.5 * 4) / 14
     assert group.note == "recomputed" and group.value == pytest.approx(expected) and group.n == 14
+    four = view.rows[0].cells["math_rephrased_full|exact_match,none"]  # its standard error, as the harness's
+    assert four.stderr == pytest.approx(stdev([1.0, 1.0, 0.0, 0.0]) / 2)  # mean_stderr: sample deviation / sqrt(n)
+    assert view.cell_text("math_rephrased_full|exact_match,none", four) == "0.5000 ± 0.2887 (n = 4)"
     assert not view.scored.leaderboard.discrepancies  # the reported 2/14 agrees

@@ -19,12 +19,14 @@ def score_text(row: Row, version: BenchmarkVersion) -> str:
 def cell_text(key: str, cell: Cell, version: BenchmarkVersion) -> str:
     if cell.note == "reported":
         shown = f"{cell.value:.4f}" if cell.value is not None else str(cell.label)
+        shown += f" ± {cell.stderr:.4f}" if cell.stderr is not None else ""
         return f"{shown} (as reported by the harness, not recomputed)"
     if cell.value is None:
         return "–"
+    shown = f"{cell.value:.4f}" + (f" ± {cell.stderr:.4f}" if cell.stderr is not None else "")
     if cell.note == "partial":
-        return f"{cell.value:.4f} over {cell.n} of {cell.of} samples (the harness reports {cell.label} over {cell.of})"
-    return f"{cell.value:.4f} (n = {cell.n})"
+        return f"{shown} over {cell.n} of {cell.of} samples (the harness reports {cell.label} over {cell.of})"
+    return f"{shown} (n = {cell.n})"
 
 
 def summarise(result: Any, t: Transcript, definition: Any) -> Summary:

@@ -158,7 +158,7 @@ def _samples(run: Run, version: BenchmarkVersion, data: dict[str, bytes], rel: s
         run.transcripts.append(Transcript(
             f"{run.id}--{item_id}", run.id, run.entrants[0].id, item_id, 1, "completed", srel, f"line {number}",
             turns=[Turn("user", prompt_of(first.get("arguments"))), Turn("assistant", response_of(first))],
-            record={"filters": filters, "target": first.get("target"),
+            record={"filters": filters, "target": first.get("target"), "arguments": first.get("arguments"),
                     "responses": {str(s.get("filter", "none")): response_of(s) for _, _, s in lines}},
         ))  # fmt: skip
     return set(per_doc)

@@ -133,7 +133,8 @@ def _row(version: BenchmarkVersion, run: Run, results: dict[str, SampleResult]) 
     primaries = _primaries(d, figures)
     full = bool(primaries) and all(f.kind == "recomputed" for f in primaries.values())
     score = fmean(f.value for f in primaries.values()) if full else None  # type: ignore[misc]
-    cells = {k: Cell(f.value, note=f.kind, n=f.n, of=f.documents, label=str(f.reported)) for k, f in figures.items()}
+    cells = {k: Cell(f.value, note=f.kind, n=f.n, of=f.documents, label=str(f.reported), stderr=f.stderr)
+             for k, f in figures.items()}  # fmt: skip
     e = run.entrants[0]
     figures_out = {"tasks": len(d.tasks), "samples": logged, "documents": expected,
                    "reported_only": sum(f.kind == "reported" for f in figures.values())}  # fmt: skip
