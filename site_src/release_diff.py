@@ -55,6 +55,12 @@ def _lines(v: VersionChange, bullet: str) -> list[str]:
     return out or [f"{bullet}no change"]
 
 
+def _inert(line: str) -> str:
+    """A line of a pull-request comment whose entrant labels and file names cannot act there: no @mention (a zero-width
+    space after each @) and no HTML tag (< as its entity); the terminal and JSON forms keep every character."""
+    return line.replace("@", "@\u200b").replace("<", "&lt;")
+
+
 def render(changes: list[VersionChange], fmt: str) -> str:
     """The changes as text (a terminal), markdown (a pull-request comment) or json."""
     if fmt == "json":
@@ -64,7 +70,7 @@ def render(changes: list[VersionChange], fmt: str) -> str:
         out = ["## evalboard: what changed", "", f"Moves carry the {level} paired interval of the mean item result."]
         for v in changes:
             out += ["", f"### {v.version}: {v.status}"]
-            out += _lines(v, "- ") if v.status == "compared" else []
+            out += [_inert(line) for line in _lines(v, "- ")] if v.status == "compared" else []
         return "\n".join(out) + "\n"
     out = [f"What changed (moves with the {level} paired interval of the mean item result):"]
     for v in changes:

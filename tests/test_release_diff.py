@@ -149,3 +149,15 @@ def test_an_earlier_site_that_cannot_be_read_refuses_the_build_by_name(tmp_path,
     assert cli.main([*argv, "--changes-since", str(tmp_path / "empty"), "--only", "uzbek-pack/0.1.0"]) == 1
     assert "does not apply to --only or merge" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # refused before anything was written
+
+
+def test_in_a_pull_request_comment_a_label_can_neither_mention_anyone_nor_open_a_tag(sites, tmp_path):
+    """Entrant labels come from run files: in the Markdown form (a pull-request comment) an @ cannot mention anyone
+    and a < cannot start HTML; the text and JSON forms keep the label's exact characters."""
+    from site_src.changes import RowChange, VersionChange
+
+    label = "@maintainers <img src=x onerror=alert(1)>"
+    change = VersionChange("b/v", "compared", rows=[RowChange("r", label, 1, 2, 50.0, 40.0, -1.0, (-1.0, -1.0), 3)])
+    markdown = render([change], "markdown")
+    assert "@\u200bmaintainers &lt;img src=x onerror=alert(1)>" in markdown and "<img" not in markdown
+    assert label in render([change], "text") and json.loads(render([change], "json"))[0]["rows"][0]["label"] == label
