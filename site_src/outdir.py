@@ -30,8 +30,8 @@ from typing import Any
 import orjson
 
 from . import GENERATOR
+from .paths import CHECKOUT
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = "publish-manifest.json"  # the site's list of every file it holds
 MAX_UNLISTED_SHOWN = 5
 
@@ -97,7 +97,7 @@ def placement_problem(out: Path, manifest_name: str, inputs: list[tuple[str, Pat
     build of ours wrote (not empty, without our manifest)."""
     shown = str(out)
     real = out.resolve()
-    for what, folder in [*inputs, ("the project folder", PROJECT_ROOT)]:
+    for what, folder in [*inputs, ("the project folder", CHECKOUT)]:
         relation = _overlaps(real, folder.resolve())
         if relation and not (what == "the project folder" and relation == "lies inside"):
             return f"output folder {shown} {relation} {what} ({folder}); choose a folder of its own, such as _site"

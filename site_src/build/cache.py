@@ -26,7 +26,6 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-import importlib
 import os
 import secrets
 import shutil
@@ -193,7 +192,7 @@ class BuildCache:
         code = {**_digests(PACKAGE, "site_src", seen), **_digests(TEMPLATES, "templates", seen)}
         for s in systems():  # a plugin's code and templates, as a shipped system's are covered above
             if s.plugin:
-                code.update(_digests(Path(importlib.import_module(s.package).__file__ or "").parent, s.package, seen))
+                code.update(_digests(s.folder, s.package, seen))
         self.code_files = code
         self.code = _hash(GENERATOR, {k: v[3] for k, v in code.items()})
         self.content = {k: v[3] for k, v in self.inputs.items() if k.startswith("content/")}

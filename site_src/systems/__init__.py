@@ -65,11 +65,16 @@ class System:
         return not self.origin.startswith("shipped")
 
     @property
+    def folder(self) -> Path:
+        """The folder of the system's package."""
+        return Path(importlib.import_module(self.package).__file__ or "").parent
+
+    @property
     def templates(self) -> Path | None:
         """A plugin's template partials (its package's templates/ folder), if it has any."""
         if not self.plugin:
             return None  # in the project's templates/systems/<id>/
-        folder = Path(importlib.import_module(self.package).__file__ or "").parent / "templates"
+        folder = self.folder / "templates"
         return folder if folder.is_dir() else None
 
 

@@ -186,7 +186,7 @@ def _answers(run: Run, version: BenchmarkVersion, data: bytes, rel: str, problem
     return out
 
 
-def _judge(judges: dict[str, Judge], name: Any, prompt: Any) -> str:
+def _judge(judges: dict[str, Judge], name: Any) -> str:
     label = str(name)
     judges.setdefault(label, Judge(label, label, label, None))
     return label
@@ -204,7 +204,7 @@ def _grades(run: Run, answered: dict[str, str], data: bytes, rel: str, judges: d
             continue
         score = g.get("score")
         valid = isinstance(score, int | float) and not isinstance(score, bool) and 1 <= score <= 10
-        yield Judgment(_judge(judges, judge[0], judge[-1]), answered[qid], "ok" if valid else "failed",
+        yield Judgment(_judge(judges, judge[0]), answered[qid], "ok" if valid else "failed",
                        {"turn": float(g["turn"]), **({"score": float(score)} if valid else {})},
                        str(g.get("judgment") or ""), rel, record)  # fmt: skip
 
@@ -230,6 +230,6 @@ def _verdicts(run: Run, version: BenchmarkVersion, answered: dict[str, str], dat
             outcome = {"win": 1.0 if g1 == "model_1" else 0.0}
         why = f"First order (this model shown first): {g1}\n{v.get('g1_judgment') or ''}\n\n"
         why += f"Second order (the baseline shown first): {g2}\n{v.get('g2_judgment') or ''}"
-        yield Judgment(_judge(judges, f"{judge[0]} (pairwise)", judge[-1]), answered[qid],
+        yield Judgment(_judge(judges, f"{judge[0]} (pairwise)"), answered[qid],
                        "ok" if outcome else "failed", {"turn": float(v.get("turn") or 1), "pairwise": 1.0, **outcome},
                        why, rel, record)  # fmt: skip

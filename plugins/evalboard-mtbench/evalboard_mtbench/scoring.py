@@ -38,7 +38,7 @@ class MTResult:
         return fmean(self.grades.values()) if self.grades else None
 
 
-def _results(version: BenchmarkVersion, run: Run) -> dict[str, MTResult]:
+def _results(run: Run) -> dict[str, MTResult]:
     out = {t.id: MTResult(t.status) for t in run.transcripts}
     for j in run.judgments:
         r = out.get(j.target_id)
@@ -79,7 +79,7 @@ def _means(version: BenchmarkVersion, run: Run, results: dict[str, MTResult]) ->
     return {key: Cell(fmean(values), n=len(values)) for key, values in groups.items()}
 
 
-def _pairwise(run: Run, results: dict[str, MTResult]) -> dict[str, Cell]:
+def _pairwise(results: dict[str, MTResult]) -> dict[str, Cell]:
     verdicts = [r.verdict for r in results.values() if r.verdict is not None]
     if not verdicts:
         return {}
@@ -112,7 +112,7 @@ def _row(version: BenchmarkVersion, run: Run, results: dict[str, MTResult]) -> R
     cov = _coverage(version, run, results)
     grades = [g for r in results.values() for g in r.grades.values()]
     mean = fmean(grades) if grades else None
-    cells = {**_means(version, run, results), **_pairwise(run, results)}
+    cells = {**_means(version, run, results), **_pairwise(results)}
     entrant = run.entrants[0]
     figures = {"mean": mean, "grades": len(grades), "turns": sum(len(i.user_turns) for i in version.items)}
     return Row(run.id, entrant.id, entrant.label, [run.id], cov.complete, mean if cov.complete else None, cov,
@@ -124,7 +124,7 @@ def score(version: BenchmarkVersion) -> Scored:
     results: dict[str, MTResult] = {}
     rows = []
     for run in version.runs:
-        mine = _results(version, run)
+        mine = _results(run)
         results.update(mine)
         rows.append(_row(version, run, mine))
     assign_ranks(rows)

@@ -32,7 +32,7 @@ def cell_text(key: str, cell: Cell, version: BenchmarkVersion) -> str:
 def summarise(result: Any, t: Transcript, definition: Any) -> Summary:
     if result is None or result.status != "completed":
         return Summary("missing: no sample logged", "missing")
-    shown = {k: v for k, v in result.values.items() if k != "task"}
+    shown = result.values
     if len(shown) == 1:
         ((key, value),) = shown.items()
         if value in (0, 1, 0.0, 1.0, True, False):

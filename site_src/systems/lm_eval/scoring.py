@@ -32,6 +32,7 @@ PROPORTIONS = {"acc", "acc_norm", "exact_match", "mc1", "mc2", "pass@1", "em", "
 @dataclass
 class SampleResult:
     status: str  # completed | missing
+    task: str
     values: dict[str, Any] = field(default_factory=dict)  # "metric,filter" -> the sample's value as logged
 
 
@@ -74,7 +75,7 @@ def _figures(d: LmEvalDefinition, run: Run, results: dict[str, SampleResult]) ->
                 name, _, filt = key.partition(",")
                 if name != metric:
                     continue
-                values = [v for r in results.values() if r.status == "completed" and r.values.get("task") == task
+                values = [v for r in results.values() if r.status == "completed" and r.task == task
                           and (v := number(r.values.get(key))) is not None]  # fmt: skip
                 documents = (samples.get(task) or {}).get("effective", t.documents)
                 se = (reported.get(task) or {}).get(f"{metric}_stderr,{filt}")
@@ -104,10 +105,10 @@ def _groups(d: LmEvalDefinition, run: Run, figures: dict[str, Figure]) -> dict[s
 def _results(run: Run) -> dict[str, SampleResult]:
     out = {}
     for t in run.transcripts:
-        values: dict[str, Any] = {"task": t.item_id.split("--")[0]}
+        values: dict[str, Any] = {}
         for filt, metrics in (t.record.get("filters") or {}).items():
             values.update({f"{m},{filt}": v for m, v in metrics.items()})
-        out[t.id] = SampleResult(t.status, values)
+        out[t.id] = SampleResult(t.status, t.item_id.rpartition("--")[0], values)  # item ids are <task>--<doc_id>
     return out
 
 
@@ -127,10 +128,10 @@ def _row(version: BenchmarkVersion, run: Run, results: dict[str, SampleResult]) 
     figures = _figures(d, run, results)
     figures |= _groups(d, run, figures)
     found = _discrepancies(run, figures, version.discrepancy_tolerance)
-    expected = sum(f.documents for f in _primaries(d, figures).values())
-    logged = sum(f.n for f in _primaries(d, figures).values())
-    cov = Coverage(expected=expected, collected=logged, graded=logged, missing=expected - logged)
     primaries = _primaries(d, figures)
+    expected = sum(f.documents for f in primaries.values())
+    logged = sum(f.n for f in primaries.values())
+    cov = Coverage(expected=expected, collected=logged, graded=logged, missing=expected - logged)
     full = bool(primaries) and all(f.kind == "recomputed" for f in primaries.values())
     score = fmean(f.value for f in primaries.values()) if full else None  # type: ignore[misc]
     cells = {k: Cell(f.value, note=f.kind, n=f.n, of=f.documents, label=str(f.reported), stderr=f.stderr)
