@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .hosts import HOSTS
 from .problems import Problems
 from .progress import bar
 from .readers.project import load_project
@@ -82,6 +83,14 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
         ("--changes-since",),
         {"metavar": "OLD_SITE", "help": "an earlier built site: each benchmark gets a page of what changed since"},
         {"build": None},
+    ),
+    "host": (
+        ("--host",),
+        {
+            "choices": sorted(HOSTS),
+            "help": "check the site against that host's documented limits before putting it in place (default: none)",
+        },
+        {"build": None, "merge": None},
     ),
     "port": (("--port",), {"type": int, "help": "preview port (default: 8000)"}, {"serve": 8000}),
     "site": (
@@ -222,6 +231,7 @@ def _config(args: argparse.Namespace) -> Any:
         fresh=getattr(args, "fresh", False),
         shards=[Path(p) for p in getattr(args, "shards", [])],
         changes_since=Path(args.changes_since) if getattr(args, "changes_since", None) else None,
+        host=args.host,
     )
 
 

@@ -33,6 +33,7 @@ class BuildConfig:
     shards: list[Path] = field(default_factory=list)  # merge these shards (built with only) instead of rendering
     build_date: str | None = field(default_factory=build_date)
     changes_since: Path | None = None  # an earlier built site: each benchmark gets a page of what changed since
+    host: str | None = None  # hosts.HOSTS: the site must fit that host's limits to be put in place
 
     @cached_property
     def previous(self) -> Published | None:

@@ -12,6 +12,7 @@ import shutil
 import sys
 import tempfile
 from collections import ChainMap
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ def refusal(config: BuildConfig) -> str | None:
     wrote), or None. An update of it that an earlier build left cut short is undone first."""
     if recover(config.out):
         print(f"{config.out}: an update cut short by an earlier build was undone; the site is as before it")
+    if config.host and config.only:
+        return "--host checks a whole site: give it to the merge of the shards, not to --only"
     return placement_problem(config.out, MANIFEST, config.inputs()) or earlier_site_problem(config)
 
 
@@ -70,6 +73,13 @@ class NewSite:
     def sums(self) -> ChainMap[str, bytes]:
         """The files whose bytes are known, without a copy of their 30,000 names."""
         return ChainMap(self.rendered, self.known)
+
+    def sizes(self, out: Path) -> Iterator[tuple[str, int]]:
+        """(site path, size) of every file the site will have once put in place: the new ones are here, the kept
+        ones still in out."""
+        new = set(self.new)
+        for rel in [*self.listed, MANIFEST]:
+            yield rel, os.stat((self.folder if rel in new or rel == MANIFEST else out) / rel).st_size
 
     def refuse(self, findings: list[Finding]) -> int:
         for finding in findings:

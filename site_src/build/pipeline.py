@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..hosts import HOSTS, Measure, exceeded, summary
 from ..outdir import MANIFEST, Listing, file_for, files_below, output_problem, unlisted_problem
 from ..progress import bar
 from ..results import plural
@@ -47,7 +48,7 @@ def build(config: BuildConfig) -> int:
         if not config.shards and cache.up_to_date():
             if not config.quiet:
                 print(f"{config.out} is up to date: no input, option or code changed since the last build")
-            return 0
+            return hosted(config, Measure.of_folder(config.out)) if config.host else 0
         got, unlisted = read_phase(config, cache, scope)
         timer.done("read")
         if unlisted:
@@ -94,12 +95,30 @@ def publish(got: Read, config: BuildConfig, cache: BuildCache | None, scope: Exi
         manifest(release, config, cache, site, findings, timer)
     if site.leaked:  # a backstop: the release scan should have caught these
         return site.refuse(site.leaked)
+    if config.host and hosted(config, Measure.of(site.sizes(config.out.resolve()))):
+        return 1
     put_in_place(site, config.out.resolve(), cache)
     if cache:
         cache.save(site.keys, site.bundle_keys, release, clean_runs(release, findings), [*site.listed, MANIFEST],
                    site.sums[MANIFEST], site.drawings, made_specs())  # fmt: skip
     timer.done("put in place")
     report.built(config, site, release, findings, timer)
+    return 0
+
+
+def hosted(config: BuildConfig, measure: Measure) -> int:
+    """0 when the site fits the host config.host names (or none is named), else 1, with what exceeds which limit."""
+    if not config.host:
+        return 0
+    host = HOSTS[config.host]
+    over = exceeded(host, measure)
+    if over:
+        for line in over:
+            print(f"error: {line}", file=sys.stderr)
+        print(f"the site does not fit {host.title} ({host.documented}); nothing was published", file=sys.stderr)
+        return 1
+    if not config.quiet:
+        print(summary(host, measure))
     return 0
 
 
