@@ -53,6 +53,7 @@ from site_src.scoring.release import build_release  # noqa: E402
 from site_src.site.app import CSP, FILTERS, create_app, transcript_context  # noqa: E402
 from site_src.site.freeze import freeze, render_urls  # noqa: E402
 from site_src.site.search_index import bundles, index_for_search  # noqa: E402
+from site_src.site.urls import fold  # noqa: E402
 
 VERSION = ROOT / "content/tuckerbench/versions/v1-pilot"
 FILES = (
@@ -160,7 +161,7 @@ def _plain_share(share: list[int]) -> int:
     template = env.get_template("transcript.html")
     for i in share:
         view, tid = pages[i]
-        path = dest / view.bench.id / view.version.id / "t" / tid / "index.html"  # where the site has the page
+        path = dest / view.bench.id / view.version.id / "t" / fold(tid) / tid / "index.html"  # where the site has it
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.render(transcript_context(view, tid)), encoding="utf-8")
     return len(share)
@@ -398,7 +399,7 @@ def main() -> None:
             f"({len(urls) / render:.0f} files/s) while freezing"
         )
         kinds = {
-            "transcript": "tuckerbench/*/t/*/index.html",
+            "transcript": "tuckerbench/*/t/*/*/index.html",
             "item": "tuckerbench/*/items/*/**/index.html",
             "leaderboard": "tuckerbench/*/index.html",
             "breakdown": "tuckerbench/*/breakdown/index.html",

@@ -25,6 +25,12 @@ CONTENT = ROOT / "content"
 RUNS = ROOT / "runs"
 
 
+def fold(name: str) -> str:
+    """The folder of 256 a transcript's or an item's pages lie in (site layout 2): the first two hex digits of the
+    SHA-256 of its id, worked out here apart from the site's own code."""
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:2]
+
+
 def load(runs: Path, content: Path = CONTENT) -> Project:
     return load_project(content, [runs], Problems())
 

@@ -250,5 +250,5 @@ def test_a_new_system_is_checked_scored_and_published(project):
     site = project / "_site"
     leaderboard = (site / "quiz/v1/index.html").read_text(encoding="utf-8")
     assert "Demo Quizzer" in leaderboard and "1 / 2 · 50%" in leaderboard and "invented" in leaderboard.lower()
-    transcript = (site / "quiz/v1/t/demo-quiz-run--q2/index.html").read_text(encoding="utf-8")
+    transcript = (site / "quiz/v1/t/e5/demo-quiz-run--q2/index.html").read_text(encoding="utf-8")
     assert "Samarkand" in transcript and "wrong" in transcript and "Question" in transcript

@@ -329,7 +329,7 @@ def test_an_id_may_hold_single_hyphens_and_dots(runs_copy, tmp_path):
     from site_src.build import build_site
 
     assert build_site(project, tmp_path / "_site", search=False) == 0
-    assert (tmp_path / "_site/uzbek-pack/0.1.0/t/a-1.b_2-a3--001--a1/index.html").is_file()
+    assert (tmp_path / "_site/uzbek-pack/0.1.0/t/a0/a-1.b_2-a3--001--a1/index.html").is_file()
 
 
 def test_ids_that_differ_only_in_case_are_refused_both(runs_copy):

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, copy_project, indexed_text, vega_lite_problems
+from helpers import ROOT, copy_project, fold, indexed_text, vega_lite_problems
 
 FIX = ROOT / "tests/fixtures"
 INSPECT_EVAL = FIX / "inspect_ai/log_formats.eval"
@@ -111,7 +111,7 @@ def test_inspect_log_is_imported_read_in_place_and_recomputed(project, log):
 
     site = project / "_site"
     assert build(project, "--out", "_site", "--no-search", "-q").returncode == 0
-    page = (site / f"popularity/v0/t/{t.id}/index.html").read_text(encoding="utf-8")
+    page = (site / f"popularity/v0/t/{fold(t.id)}/{t.id}/index.html").read_text(encoding="utf-8")
     assert "Sample" in page and "match" in page and 'incorrect <span class="sub">(I)</span>' in page
     assert "invented" not in (site / "popularity/v0/index.html").read_text(encoding="utf-8")  # real data
     assert "invented" not in (site / "popularity/v0/limitations/index.html").read_text(encoding="utf-8")
@@ -279,7 +279,7 @@ def test_alpaca_eval_reproduces_the_published_row(project):
     board = (site / "alpaca-eval-1/v1/index.html").read_text(encoding="utf-8")
     assert "15.17 ± 1.24 over 804 of 805 instructions (112 wins, 672 losses, 20 draws)" in board
     assert board.count("reported by the source, not recomputed") == 1 and "not ranked: baseline" in board
-    failed = (site / "alpaca-eval-1/v1/t/text-davinci-001--794/index.html").read_text(encoding="utf-8")
+    failed = (site / "alpaca-eval-1/v1/t/70/text-davinci-001--794/index.html").read_text(encoding="utf-8")
     assert "judgment failed: not counted" in failed and "x = 9" in failed and "x = 8" in failed
     assert not list(site.rglob("annotations.json")) and not list(site.rglob("model_outputs.json"))
     assert vega_lite_problems(site / "alpaca-eval-1") == []
@@ -388,7 +388,7 @@ def test_search_indexes_what_a_transcript_says_never_its_grading(project):
             url: client.get(url).text
             for view in release.views
             for tid in list(view.transcripts)[:60]
-            for url in [f"/{view.folder}/t/{tid}/"]
+            for url in [f"/{view.folder}/t/{fold(tid)}/{tid}/"]
         }
 
     judged = pages()

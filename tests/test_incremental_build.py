@@ -17,7 +17,7 @@ from helpers import CONTENT, ROOT, edit_json, edit_jsonl, tree_hash
 from site_src.build.cache import last_state
 from site_src.cli import main
 
-PAGE = "uzbek-pack/0.1.0/t/demo-model-a-run1--001--a1/index.html"
+PAGE = "uzbek-pack/0.1.0/t/db/demo-model-a-run1--001--a1/index.html"
 
 
 def build(runs: Path, out: Path, *extra: str) -> int:
@@ -86,7 +86,7 @@ def test_a_full_build_writes_the_page_keys_a_rebuild_holds_without_holding_them(
 def test_an_output_file_edited_by_hand_is_written_again(runs_copy, tmp_path, capsys):
     out, full = tmp_path / "site", tmp_path / "full"
     assert build(runs_copy, out) == 0
-    other = out / "tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s5-bad-day--r2/index.html"
+    other = out / "tuckerbench/v1-pilot/t/ca/demo-pilot-run1--gamma--s5-bad-day--r2/index.html"
     other.write_text("edited by hand", encoding="utf-8")
     capsys.readouterr()
     assert build(runs_copy, out) == 0
@@ -584,7 +584,7 @@ def test_a_run_judged_again_changes_only_an_items_first_page_and_the_pages_showi
     view = release.view("tuckerbench", "v1-pilot")
     order = [t.id for t in view.item_transcripts("s1-code-review")]
     judged = next(t for t in view.item_transcripts("s1-code-review") if (t.entrant_id, t.attempt) == ("alpha", 2))
-    item = "/tuckerbench/v1-pilot/items/s1-code-review/"
+    item = "/tuckerbench/v1-pilot/items/aa/s1-code-review/"
     changed = sorted(url for url in before if "/items/" in url and before[url] != after[url])
     assert len(order) == 8 and changed == sorted([item, f"{item}page/{order.index(judged.id) + 1}/"])
 
@@ -686,7 +686,7 @@ def test_a_rebuild_names_each_kept_files_sources_again_and_keeps_only_the_last_m
     assert build(runs_copy, out) == 0
     manifest_path = out / "publish-manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    kept = "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
+    kept = "tuckerbench/v1-pilot/t/30/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
     assert manifest["files"][kept]["sources"]
     assert listed_in(manifest_path) == {rel: bytes.fromhex(entry["sha256"]) for rel, entry in manifest["files"].items()}
     manifest["files"][kept]["sources"] = ["runs/tuckerbench/not-a-run/transcript.json"]  # stale, by hand
@@ -769,7 +769,7 @@ def test_an_entrants_transcripts_beyond_a_page_continue_on_later_pages_kept_unle
         assert client.get(f"{entrant}page/3/").status_code == 404
     assert "<h2>Standing</h2>" in first and 'href="page/2/"' in first and "120 transcripts, on 2 pages" in first
     assert "<h2>Standing</h2>" not in second and 'href="../../">its first page</a>' in second
-    shown = [re.findall(r'href="(?:\.\./)+t/([^/"]+)/"', page) for page in (first, second)]
+    shown = [re.findall(r'href="(?:\.\./)+t/[0-9a-f]{2}/([^/"]+)/"', page) for page in (first, second)]
     assert [len(s) for s in shown] == [100, 20] and sorted(shown[0] + shown[1]) == sorted(
         t.id for t in before.view("tuckerbench", "v1-pilot").by_entrant["e000"]
     )
@@ -866,8 +866,8 @@ def test_a_secret_in_a_judgment_kept_on_disk_is_redacted_on_its_pages_in_every_b
         1,
         lambda r: r.update(rationale=f"the reply pasted {token} in its second turn"),
     )
-    page = tmp_path / "site/tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
-    download = tmp_path / "site/tuckerbench/v1-pilot/data/t/demo-pilot-run1--alpha--s1-code-review--r1.json"
+    page = tmp_path / "site/tuckerbench/v1-pilot/t/30/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
+    download = tmp_path / "site/tuckerbench/v1-pilot/data/t/30/demo-pilot-run1--alpha--s1-code-review--r1.json"
     for extra in ((), ("--base-path", "/sub/")):  # the second build loads the run from the cache
         assert build(runs_copy, tmp_path / "site", "--redact-secrets", *extra) == 0
         for shown in (page, download):
@@ -902,7 +902,7 @@ def test_a_run_judged_again_is_scanned_again_but_for_the_transcripts_taken_from_
     token = "ghp_" + "P1anted" * 5 + "x"  # a GitHub token's shape, in a transcript's text
     edit_json(runs_copy / TUCKER / "transcripts/alpha/s1-code-review.r1.json",
               lambda t: t["turns"][-1].update(content=f"pasted {token} here"))  # fmt: skip
-    page = out / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
+    page = out / "tuckerbench/v1-pilot/t/30/demo-pilot-run1--alpha--s1-code-review--r1/index.html"
     for score in (1, 2):  # the build that finds it, then a rejudge of the run: found again, from the kept read
         edit_jsonl(runs_copy / TUCKER / "judgments/judge-k.jsonl", 1, lambda r, s=score: r["scores"].update(fidelity=s))
         assert build(runs_copy, out, "--quiet", "--redact-secrets") == 0

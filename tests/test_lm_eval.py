@@ -12,6 +12,7 @@ from pathlib import Path
 from statistics import fmean, stdev
 
 import pytest
+from helpers import fold
 
 import site_src.cli as cli
 from site_src.problems import Problems
@@ -67,11 +68,8 @@ def test_every_logged_sample_is_browsable_with_its_arguments_response_and_per_me
     root, view = real
     assert len(view.transcripts) == 10 and view.rows[0].label == MODEL
     sample = _samples()[3]
-    page = html.unescape(
-        (
-            root / f"site/math/v1/t/{view.rows[0].run_ids[0]}--math_perturbed_full--{sample['doc_id']}/index.html"
-        ).read_text("utf-8")
-    )
+    tid = f"{view.rows[0].run_ids[0]}--math_perturbed_full--{sample['doc_id']}"
+    page = html.unescape((root / f"site/math/v1/t/{fold(tid)}/{tid}/index.html").read_text("utf-8"))
     assert sample["arguments"]["gen_args_0"]["arg_0"] in page  # the prompt, exact characters
     assert sample["filtered_resps"][0] in page and sample["target"] in page
     assert "<code>exact_match</code>: 0.0" in page

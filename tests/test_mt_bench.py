@@ -93,12 +93,12 @@ def test_every_answer_is_browsable_with_both_turns_and_the_judges_explanation_be
     answer = next(a for a in _jsonl(FIXTURE / "model_answer/phi-3-dpo.jsonl") if a["question_id"] == 101)
     grade = next(g for g in _jsonl(FIXTURE / "model_judgment/gpt-4_single.jsonl")
                  if g["question_id"] == 101 and g["turn"] == 2)  # fmt: skip
-    page = html.unescape((root / "site/mt-bench/v1/t/phi-3-dpo--101/index.html").read_text(encoding="utf-8"))
+    page = html.unescape((root / "site/mt-bench/v1/t/2a/phi-3-dpo--101/index.html").read_text(encoding="utf-8"))
     for text in answer["choices"][0]["turns"]:
         assert text.splitlines()[0] in page
     assert grade["judgment"].splitlines()[0] in page and "Grade of answer 2" in page
     assert "Reference answer the judge was shown" in page  # a reasoning question: the judge had a reference
-    phi3 = (root / "site/mt-bench/v1/t/phi-3--126/index.html").read_text(encoding="utf-8")
+    phi3 = (root / "site/mt-bench/v1/t/34/phi-3--126/index.html").read_text(encoding="utf-8")
     assert "No grade of this turn was recorded" in phi3 and "Against phi-3-dpo" not in phi3  # no verdict for 126
 
 

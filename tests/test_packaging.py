@@ -174,5 +174,5 @@ def test_the_mt_bench_plugin_installed_beside_evalboard_imports_real_results_and
     said = _run(evalboard, "import", "mt-bench", fixture, "--benchmark", "mt-bench", cwd=project)
     assert "imported runs/mt-bench/phi-3-dpo" in said
     _run(evalboard, "-q", cwd=project)
-    page = (project / "_site/mt-bench/v1/t/phi-3-dpo--101/index.html").read_text(encoding="utf-8")
+    page = (project / "_site/mt-bench/v1/t/2a/phi-3-dpo--101/index.html").read_text(encoding="utf-8")
     assert "Grade of answer 2 (MT-Bench turn 2)" in page  # the plugin's own template, from its package

@@ -15,7 +15,7 @@ from helpers import ROOT
 PAGES = [
     "",
     "tuckerbench/v1-pilot/",
-    "uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/",
+    "uzbek-pack/0.1.0/t/4c/demo-model-a-run1--004--a1/",
     "halees-dual-layer/halees-dual-layer-v1/breakdown/",
     "tuckerbench/v1-pilot/judges/",
     "index.json",

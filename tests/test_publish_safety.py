@@ -221,7 +221,7 @@ def test_the_backstop_scan_of_written_pages_catches_what_the_release_scan_missed
         blind.setattr(b, "scan_release", lambda *args, **kwargs: [])
         assert build(runs_copy, out) == 1
     err = capsys.readouterr().err
-    assert f"{TUCKER.split('/')[0]}/v1-pilot/t/demo-pilot-run1--beta--s4-kettle--r1/index.html" in err
+    assert f"{TUCKER.split('/')[0]}/v1-pilot/t/9d/demo-pilot-run1--beta--s4-kettle--r1/index.html" in err
     assert "the written site failed the secret scan; nothing was published" in err
     assert tree_hash(out) == before
     assert not list(tmp_path.glob(".site.tmp-*"))
@@ -374,12 +374,12 @@ def test_publish_manifest_lists_every_file_with_hash_and_sources(built_site):
     manifest = json.loads((built_site / "publish-manifest.json").read_text(encoding="utf-8"))
     files = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
     assert set(manifest["files"]) == files - {"publish-manifest.json"}
-    page = manifest["files"]["uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html"]
+    page = manifest["files"]["uzbek-pack/0.1.0/t/4c/demo-model-a-run1--004--a1/index.html"]
     assert page["sources"] == ["runs/uzbek-pack/demo-model-a-run1/responses.jsonl"]
     board = manifest["files"]["uzbek-pack/0.1.0/index.html"]
     assert board["sources_of_version"] == "uzbek-pack/0.1.0"  # every run of the version, listed once
     assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl" in manifest["version_sources"]["uzbek-pack/0.1.0"]
-    data = (built_site / "uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/index.html").read_bytes()
+    data = (built_site / "uzbek-pack/0.1.0/t/4c/demo-model-a-run1--004--a1/index.html").read_bytes()
     assert page["sha256"] == hashlib.sha256(data).hexdigest()
     # every file's, whether the render workers hashed it as they wrote it or the manifest read it back (search)
     wrong = [

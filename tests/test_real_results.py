@@ -83,7 +83,7 @@ def test_a_scorer_whose_value_is_a_dict_gives_each_key_its_own_recomputed_column
 def test_a_dict_scored_sample_page_shows_each_key_in_words_with_its_scorer_and_the_target(project):
     imported(project, DICT_JSON)
     assert build(project, "--out", "_site", "--no-search", "-q").returncode == 0
-    page = next((project / "_site/real").rglob("t/*--2--1/index.html")).read_text(encoding="utf-8")
+    page = next((project / "_site/real").rglob("t/*/*--2--1/index.html")).read_text(encoding="utf-8")
     assert 'main_task_success <span class="sub">of control_scorer</span>' in page
     assert 'correct <span class="sub">(C)</span>' in page and 'incorrect <span class="sub">(I)</span>' in page
     assert "Target: <q>2</q>" in page and "sample 2: main done, side not done" in page
@@ -166,11 +166,9 @@ def test_the_fixture_logs_keep_their_licences_and_sources():
 
 
 def _pages(project: Path, bench: str = "real") -> dict[str, str]:
+    """Each transcript page by its transcript's id."""
     assert build(project, "--out", "_site", "--no-search", "-q").returncode == 0
-    return {
-        str(p.relative_to(project / "_site")): p.read_text(encoding="utf-8")
-        for p in (project / "_site" / bench).rglob("t/*/index.html")
-    }
+    return {p.parent.name: p.read_text(encoding="utf-8") for p in (project / "_site" / bench).rglob("t/*/*/index.html")}
 
 
 def test_an_agent_transcript_shows_tool_calls_as_structured_calls_linked_to_their_results(project):

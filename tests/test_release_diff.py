@@ -124,7 +124,7 @@ def test_a_build_given_an_earlier_site_shows_each_benchmarks_changes_as_build_py
 
     uzbek = new / "uzbek-pack/changes/index.html"
     assert said["uzbek-pack/0.1.0"].flipped == [("demo-model-a-run1--002--a1", "pass", "fail")]
-    assert 'href="../0.1.0/t/demo-model-a-run1--002--a1/"' in uzbek.read_text(encoding="utf-8")
+    assert 'href="../0.1.0/t/f7/demo-model-a-run1--002--a1/"' in uzbek.read_text(encoding="utf-8")
     text = _text(uzbek)
     assert "Results that flipped (1) demo-model-a-run1--002--a1 : pass → fail" in text
     assert "Appeared:" in text and "line 2 (case_id 002, attempt 1)" in text

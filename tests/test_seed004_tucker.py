@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import edit_json, load, messages
+from helpers import edit_json, fold, load, messages
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -280,7 +280,7 @@ def test_seed004_transcript_download_gives_each_judges_score_and_each_dimension_
     run = view.runs["demo-pilot-run1"]
     t = next(t for t in run.transcripts if t.entrant_id == "alpha" and t.item_id == "s3-bug-correction")
     with create_app(release).test_client() as client:
-        result = client.get(f"/tuckerbench/v1-pilot/data/t/{t.id}.json").get_json()["result"]
+        result = client.get(f"/tuckerbench/v1-pilot/data/t/{fold(t.id)}/{t.id}.json").get_json()["result"]
     judgments = [j for j in run.judgments if j.target_id == t.id]
     d = view.version.definition
     weighted = {j.judge_id: pytest.approx(weighted_score(j.scores, "conversation", d)) for j in judgments}

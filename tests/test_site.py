@@ -32,16 +32,16 @@ PAGE_TYPES = [
     "/uzbek-pack/0.1.0/",
     "/uzbek-pack/0.1.0/breakdown/",
     "/uzbek-pack/0.1.0/entrants/demo-model-b/",
-    "/uzbek-pack/0.1.0/items/017/",
-    "/uzbek-pack/0.1.0/t/demo-model-a-run1--004--a1/",
+    "/uzbek-pack/0.1.0/items/93/017/",
+    "/uzbek-pack/0.1.0/t/4c/demo-model-a-run1--004--a1/",
     "/uzbek-pack/0.1.0/methodology/",
     "/uzbek-pack/0.1.0/limitations/",
     "/uzbek-pack/0.1.0/transcripts/",
     "/uzbek-pack/0.1.0/items/",
-    "/halees-dual-layer/halees-dual-layer-v1/t/demo-system-x--T2/",
+    "/halees-dual-layer/halees-dual-layer-v1/t/69/demo-system-x--T2/",
     "/tuckerbench/v1-pilot/",
-    "/tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s5-bad-day--r2/",
-    "/tuckerbench/v1-pilot/items/s3-bug-correction/",
+    "/tuckerbench/v1-pilot/t/ca/demo-pilot-run1--gamma--s5-bad-day--r2/",
+    "/tuckerbench/v1-pilot/items/2e/s3-bug-correction/",
     "/tuckerbench/v1-pilot/methodology/",
     "/tuckerbench/v1-pilot/judges/",
     "/tuckerbench/v1-pilot/calibration/",
@@ -106,26 +106,26 @@ def test_flags_link_to_generated_caveats(client):
 
 
 def test_item_page_shows_every_response_side_by_side(client):
-    page = html(client, "/tuckerbench/v1-pilot/items/s1-code-review/")
+    page = html(client, "/tuckerbench/v1-pilot/items/aa/s1-code-review/")
     assert page.count('class="response-card"') == 8  # 4 entrants x 2 repetitions
-    page = html(client, "/uzbek-pack/0.1.0/items/004/")
+    page = html(client, "/uzbek-pack/0.1.0/items/9c/004/")
     assert page.count('class="response-card"') == 3
     assert "expected U+02BC, got U+2019" in page
 
 
 def test_transcript_page_shows_states_usage_judges_and_permalinks(client):
-    page = html(client, "/tuckerbench/v1-pilot/t/demo-pilot-run1--beta--s6-explain-dns--r2/")
+    page = html(client, "/tuckerbench/v1-pilot/t/35/demo-pilot-run1--beta--s6-explain-dns--r2/")
     assert "truncated at the token limit" in page and "stop reason: length" in page
     assert "output tokens 700" in page and 'id="turn-8"' in page and 'href="#turn-8"' in page
     assert page.count('class="judgment"') == 2 and "Rationale" in page
-    page = html(client, "/tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s5-bad-day--r2/")
+    page = html(client, "/tuckerbench/v1-pilot/t/ca/demo-pilot-run1--gamma--s5-bad-day--r2/")
     assert "quota_exhausted: 429: monthly quota exhausted" in page and "missing, never as zero" in page
 
 
 def test_pack_transcript_shows_checks_reviewer_and_revision_history(client):
-    page = html(client, "/uzbek-pack/0.1.0/t/demo-model-a-run1--020--a1/")
+    page = html(client, "/uzbek-pack/0.1.0/t/55/demo-model-a-run1--020--a1/")
     assert "Grading history" in page and "Adjudication" in page and "demo-reviewer-1" in page
-    page = html(client, "/uzbek-pack/0.1.0/t/demo-model-a-run1--001--a1/")
+    page = html(client, "/uzbek-pack/0.1.0/t/db/demo-model-a-run1--001--a1/")
     assert "Reviewer" in page and "comparator" in page
 
 
@@ -145,7 +145,7 @@ def test_methodology_renders_frozen_inputs(client):
 
 def test_unknown_pages_answer_404(client):
     assert client.get("/uzbek-pack/9.9.9/").status_code == 404
-    assert client.get("/uzbek-pack/0.1.0/t/nope/").status_code == 404
+    assert client.get("/uzbek-pack/0.1.0/t/ca/nope/").status_code == 404
 
 
 def test_show_text_escapes_and_marks_invisible_characters():
@@ -188,8 +188,8 @@ def test_downloads_are_machine_readable(built_site: Path):
 
 
 def test_transcript_page_stays_small(built_site: Path):
-    sizes = sorted(p.stat().st_size for p in built_site.glob("tuckerbench/v1-pilot/t/*/index.html"))
-    six_turn = built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s4-kettle--r1/index.html"
+    sizes = sorted(p.stat().st_size for p in built_site.glob("tuckerbench/v1-pilot/t/*/*/index.html"))
+    six_turn = built_site / "tuckerbench/v1-pilot/t/c8/demo-pilot-run1--alpha--s4-kettle--r1/index.html"
     assert six_turn.stat().st_size < 40_000
     assert sizes[-1] < 60_000
 
@@ -229,8 +229,8 @@ def test_the_subnav_marks_the_current_page_and_section(built_site):
 
     assert current("tuckerbench/v1-pilot/index.html") == [("page", "Leaderboard")]
     assert current("tuckerbench/v1-pilot/breakdown/index.html") == [("page", "Breakdown")]
-    assert current("tuckerbench/v1-pilot/items/s1-code-review/index.html") == [("true", "Items")]
-    assert current("tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/index.html") == [
+    assert current("tuckerbench/v1-pilot/items/aa/s1-code-review/index.html") == [("true", "Items")]
+    assert current("tuckerbench/v1-pilot/t/30/demo-pilot-run1--alpha--s1-code-review--r1/index.html") == [
         ("true", "Transcripts")
     ]
 
@@ -254,7 +254,7 @@ def test_a_benchmark_may_not_take_the_name_of_a_site_folder(tmp_path):
 def test_seed004_judges_side_by_side_with_their_gap_and_large_gaps_marked(built_site):
     import re
 
-    page = (built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r2/index.html").read_text(
+    page = (built_site / "tuckerbench/v1-pilot/t/5a/demo-pilot-run1--alpha--s1-code-review--r2/index.html").read_text(
         encoding="utf-8"
     )
     table = re.search(r'<table class="judges-side">.*?</table>', page, re.S).group(0)
@@ -268,9 +268,9 @@ def test_seed004_judges_side_by_side_with_their_gap_and_large_gaps_marked(built_
 def test_seed004_a_judge_that_failed_to_parse_shows_a_dash_not_a_zero(built_site):
     import re
 
-    page = (built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--gamma--s3-bug-correction--r1/index.html").read_text(
-        encoding="utf-8"
-    )
+    page = (
+        built_site / "tuckerbench/v1-pilot/t/78/demo-pilot-run1--gamma--s3-bug-correction--r1/index.html"
+    ).read_text(encoding="utf-8")
     text = re.sub(
         r"\s+",
         " ",
@@ -282,11 +282,12 @@ def test_seed004_a_judge_that_failed_to_parse_shows_a_dash_not_a_zero(built_site
 def test_transcript_pages_link_their_neighbours_by_entrant_and_by_item(built_site):
     import re
 
-    base = built_site / "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r2"
+    base = built_site / "tuckerbench/v1-pilot/t/5a/demo-pilot-run1--alpha--s1-code-review--r2"
     nav = re.search(r'<nav class="nearby".*?</nav>', (base / "index.html").read_text(encoding="utf-8"), re.S).group(0)
-    links = re.findall(r'href="\.\./([^"]+)/"', nav)
-    assert links[:2] == ["demo-pilot-run1--alpha--s1-code-review--r1", "demo-pilot-run1--alpha--s2-meeting-invite--r1"]
-    assert all((base.parent / link / "index.html").is_file() for link in links)
+    links = re.findall(r'href="(\.\./\.\./[0-9a-f]{2}/[^"/]+)/"', nav)  # to a transcript in another folder of 256
+    names = [link.rsplit("/", 1)[1] for link in links]
+    assert names[:2] == ["demo-pilot-run1--alpha--s1-code-review--r1", "demo-pilot-run1--alpha--s2-meeting-invite--r1"]
+    assert all((base / link / "index.html").is_file() for link in links)
     assert len(links) == 4
 
 
@@ -360,7 +361,7 @@ def test_items_page_gives_each_items_result_and_judge_gap_from_the_transcripts(d
         assert f"{passes} / {graded} pass" in row
     tucker = html(client, "/tuckerbench/v1-pilot/items/")
     assert "Judge gap" in tucker and "largest" in tucker
-    item = html(client, "/tuckerbench/v1-pilot/items/s3-bug-correction/")
+    item = html(client, "/tuckerbench/v1-pilot/items/2e/s3-bug-correction/")
     assert "Demo Judge K: " in item and "Demo Judge Q: " in item and "gap " in item  # per-judge scores on each card
 
 
@@ -372,7 +373,7 @@ def test_transcripts_download_lists_every_transcript_for_whole_list_filtering(de
 
 
 def test_counts_read_in_the_singular_when_there_is_one(client):
-    item = html(client, "/tuckerbench/v1-pilot/items/s3-bug-correction/")
+    item = html(client, "/tuckerbench/v1-pilot/items/2e/s3-bug-correction/")
     assert "1 response without a result" in item and "1 responses" not in item
 
 

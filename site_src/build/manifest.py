@@ -17,6 +17,7 @@ from ..outdir import MANIFEST
 from ..release import Release
 from ..secretrules import masked
 from ..secretscan import Finding
+from ..site.urls import LAYOUT
 from .scanning import ScannedWrites
 
 
@@ -51,6 +52,7 @@ def write_manifest(
     rest = {
         "generator": GENERATOR,
         "manifest_version": 2,
+        "site_layout": LAYOUT,
         "version_sources": version_sources(release),
         **({"shard": shard} if shard else {}),
         "redactions": [  # located, never quoted: a location can itself hold the secret (a file name), so mask it
@@ -91,8 +93,8 @@ def sources_for(release: Release, rel: str) -> list[str] | str:
     view = release.view(parts[0], parts[1])
     if view is None:
         return []
-    if parts[2] == "t" or (parts[2] == "data" and len(parts) > 4 and parts[3] == "t"):
-        tid = parts[3] if parts[2] == "t" else parts[4].removesuffix(".json")
+    if (parts[2] == "t" and len(parts) > 4) or (parts[2] == "data" and len(parts) > 5 and parts[3] == "t"):
+        tid = parts[4] if parts[2] == "t" else parts[5].removesuffix(".json")  # after the folder of 256 (urls.fold)
         t = view.transcripts.get(tid)
         if t is None:
             return []

@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Flask, Response, abort, render_template, request, url_for
 from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PrefixLoader
+from werkzeug.routing import BaseConverter
 
 from .. import GENERATOR
 from ..changes import LEVEL as CHANGES_LEVEL
@@ -26,7 +27,7 @@ from .feed import entries as feed_entries
 from .feed import feed_id
 from .headtohead import PAIR_PAGES_UP_TO, head_to_head, pair_keys
 from .text import breakable_path, count_markers, markdown, show_text
-from .urls import page_url
+from .urls import FOLDED, LAYOUT, fold, page_url
 
 CARDS_PER_PAGE = 24  # responses side by side per item page (the order: release._item_order)
 CSP = (
@@ -68,6 +69,7 @@ def create_app(release: Release, *, base_path: str = "/", build_date: str | None
     app.config.update(FREEZER_IGNORE_MIMETYPE_WARNINGS=False, JSON_AS_ASCII=False)
     app.jinja_env.autoescape = True
     app.jinja_env.filters.update(FILTERS)
+    _add_folds(app)
     _add_links(app, release, base_path, build_date)
     _add_site_pages(app, release)
     _add_version_pages(app, release)
@@ -93,6 +95,30 @@ def _view_or_404(release: Release, bench: str, version: str) -> VersionView:
 
 def _charts(view: VersionView) -> list[Any]:
     return view.once(charts_for)
+
+
+class FoldConverter(BaseConverter):
+    """The folder of 256 a transcript's or an item's pages lie in (urls.fold)."""
+
+    regex = "[0-9a-f]{2}"
+
+
+def _add_folds(app: Flask) -> None:
+    """A transcript's or an item's URL holds the folder its id falls in: links are made with it, and a URL with
+    another folder than its id's is not a page."""
+    app.url_map.converters["fold"] = FoldConverter
+
+    @app.url_defaults
+    def fold_in(endpoint: str, values: dict[str, Any]) -> None:
+        key = FOLDED.get(endpoint)
+        if key and key in values:
+            values.setdefault("fold", fold(values[key]))
+
+    @app.url_value_preprocessor
+    def fold_out(endpoint: str | None, values: dict[str, Any] | None) -> None:
+        key = FOLDED.get(endpoint or "")
+        if key and values is not None and values.pop("fold", None) != fold(values[key]):
+            abort(404)
 
 
 def _add_links(app: Flask, release: Release, base_path: str, build_date: str | None) -> None:
@@ -172,7 +198,7 @@ def _add_site_pages(app: Flask, release: Release) -> None:
 
     @app.route("/404.html")
     def not_found() -> str:
-        return render_template("404.html")
+        return render_template("404.html", site_layout=LAYOUT)
 
     @app.errorhandler(404)
     def missing(_: Exception) -> tuple[str, int]:
@@ -325,8 +351,8 @@ def _add_item_and_transcript_pages(app: Flask, release: Release) -> None:
         analysis = view.once(item_analysis)
         return render_template("items.html", view=view, analysis=analysis, shown=shown, number=number, pages=pages)
 
-    @app.route("/<bench>/<version>/items/<item_id>/", defaults={"number": 1})
-    @app.route("/<bench>/<version>/items/<item_id>/page/<int:number>/")
+    @app.route("/<bench>/<version>/items/<fold:fold>/<item_id>/", defaults={"number": 1})
+    @app.route("/<bench>/<version>/items/<fold:fold>/<item_id>/page/<int:number>/")
     def item(bench: str, version: str, item_id: str, number: int) -> str:
         return _item_page(_view_or_404(release, bench, version), item_id, number)
 
@@ -340,7 +366,7 @@ def _add_item_and_transcript_pages(app: Flask, release: Release) -> None:
         present = view.once(result_states)  # the result filter offers only the states that occur
         return render_template("transcripts.html", view=view, rows=rows, number=number, pages=pages, present=present)
 
-    @app.route("/<bench>/<version>/t/<tid>/")
+    @app.route("/<bench>/<version>/t/<fold:fold>/<tid>/")
     def transcript(bench: str, version: str, tid: str) -> str:
         view = _view_or_404(release, bench, version)
         if tid not in view.transcripts:
@@ -403,7 +429,7 @@ def _add_downloads(app: Flask, release: Release) -> None:
     def transcripts_json(bench: str, version: str) -> Response:
         return download(downloads.transcripts_list_json(_view_or_404(release, bench, version)))
 
-    @app.route("/<bench>/<version>/data/t/<tid>.json")
+    @app.route("/<bench>/<version>/data/t/<fold:fold>/<tid>.json")
     def transcript_json(bench: str, version: str, tid: str) -> Response:
         view = _view_or_404(release, bench, version)
         if tid not in view.transcripts:

@@ -17,6 +17,7 @@ from .. import GENERATOR
 from ..jsonio import dumps_canonical
 from ..release import Release, VersionView
 from ..results import Cell
+from .urls import page_url
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -137,6 +138,11 @@ def _in_unit(interval: Any, per: float) -> tuple[float | None, float | None]:
     return (float(f"{interval.lo / per:.12g}"), float(f"{interval.hi / per:.12g}")) if interval else (None, None)
 
 
+def transcript_path(view: VersionView, tid: str) -> str:
+    """A transcript page's path from the site root."""
+    return (page_url("transcript", {"bench": view.bench.id, "version": view.version.id, "tid": tid}) or "")[1:]
+
+
 def transcripts_list_json(view: VersionView) -> str:
     """Every transcript of a version in one list (what the Transcripts pages show, page by page), so the list can
     be filtered and sorted as a whole. Paths are relative to the site root."""
@@ -146,7 +152,7 @@ def transcripts_list_json(view: VersionView) -> str:
         rows.append(
             {
                 "id": t.id,
-                "path": f"{view.folder}/t/{t.id}/",
+                "path": transcript_path(view, t.id),
                 "entrant": view.entrants[t.entrant_id].label,
                 "item": view.version.item(t.item_id).title,
                 "item_id": t.item_id,

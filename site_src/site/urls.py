@@ -4,9 +4,22 @@ each."""
 
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
 from typing import Any
 
 from ..outdir import site_path
+
+LAYOUT = 2  # the site's URL layout: 2 puts each transcript and item in a folder of 256 (docs/site-layout.md)
+FOLDED = {"transcript": "tid", "transcript_json": "tid", "item": "item_id"}  # endpoint -> the id its folder is of
+
+
+@lru_cache(maxsize=1 << 16)
+def fold(name: str) -> str:
+    """The folder of 256 that a transcript's or an item's pages lie in: the first two hex digits of the SHA-256 of
+    its id (UTF-8). A version's t/, data/t/ and items/ then hold at most 256 folders each, and each of those about
+    one 256th of its transcripts or items: about 3,900 at a million, under 10,000 up to about 2.5 million."""
+    return hashlib.sha256(name.encode()).hexdigest()[:2]
 
 
 def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
@@ -22,15 +35,15 @@ def _page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     """The URL as the app's routes make it; page_url makes it the one string for it."""
     b, v = values["bench"], values["version"]
     if endpoint == "transcript":
-        return f"/{b}/{v}/t/{values['tid']}/"
+        return f"/{b}/{v}/t/{fold(values['tid'])}/{values['tid']}/"
     if endpoint == "transcript_json":
-        return f"/{b}/{v}/data/t/{values['tid']}.json"
+        return f"/{b}/{v}/data/t/{fold(values['tid'])}/{values['tid']}.json"
     if endpoint == "versus":
         return f"/{b}/{v}/vs/{values['a']}/{values['b']}/"
     if endpoint == "entrant":
         first = f"/{b}/{v}/entrants/{values['entrant_id']}/"
     elif endpoint == "item":
-        first = f"/{b}/{v}/items/{values['item_id']}/"
+        first = f"/{b}/{v}/items/{fold(values['item_id'])}/{values['item_id']}/"
     elif endpoint == "transcripts":
         first = f"/{b}/{v}/transcripts/"
     else:

@@ -59,5 +59,5 @@ def test_the_changes_page_reads_whole_without_javascript_and_links_the_flipped_r
     page.goto(changes_url + "uzbek-pack/changes/")
     assert "fail → pass" in page.get_by_role("listitem").filter(has_text="demo-model-a-run1--002--a1:").inner_text()
     page.get_by_role("link", name="demo-model-a-run1--002--a1").click()
-    assert page.url.endswith("/uzbek-pack/0.1.0/t/demo-model-a-run1--002--a1/")
+    assert page.url.endswith("/uzbek-pack/0.1.0/t/f7/demo-model-a-run1--002--a1/")
     context.close()

@@ -36,8 +36,8 @@ MARKED = sum(1 for ch in EXACT if ch in "\u200b\u200c\u200d\u2060\ufeff\u202e\u2
 
 TUCKER = "tuckerbench/demo-pilot-run1"
 PACK = "uzbek-pack/demo-model-b-run1"
-T_PAGE = "tuckerbench/v1-pilot/t/demo-pilot-run1--beta--s4-kettle--r1/"
-EXACT_PAGE = "tuckerbench/v1-pilot/t/demo-pilot-run1--delta--s3-bug-correction--r2/"
+T_PAGE = "tuckerbench/v1-pilot/t/9d/demo-pilot-run1--beta--s4-kettle--r1/"
+EXACT_PAGE = "tuckerbench/v1-pilot/t/38/demo-pilot-run1--delta--s3-bug-correction--r2/"
 
 
 def plant(runs: Path) -> None:
@@ -84,20 +84,20 @@ def hostile_site(tmp_path_factory):
 PAGES = [
     "uzbek-pack/0.1.0/",
     "uzbek-pack/0.1.0/breakdown/",
-    "uzbek-pack/0.1.0/t/demo-model-b-run1--010--a1/",
-    "uzbek-pack/0.1.0/t/demo-model-b-run1--011--a1/",
-    "uzbek-pack/0.1.0/items/010/",
+    "uzbek-pack/0.1.0/t/c6/demo-model-b-run1--010--a1/",
+    "uzbek-pack/0.1.0/t/5f/demo-model-b-run1--011--a1/",
+    "uzbek-pack/0.1.0/items/13/010/",
     "uzbek-pack/0.1.0/entrants/demo-model-b/",
     "uzbek-pack/0.1.0/limitations/",
     "tuckerbench/v1-pilot/",
     "tuckerbench/v1-pilot/breakdown/",
     T_PAGE,
-    "tuckerbench/v1-pilot/t/demo-pilot-run1--alpha--s1-code-review--r1/",
-    "tuckerbench/v1-pilot/items/s4-kettle/",
+    "tuckerbench/v1-pilot/t/30/demo-pilot-run1--alpha--s1-code-review--r1/",
+    "tuckerbench/v1-pilot/items/db/s4-kettle/",
     "tuckerbench/v1-pilot/entrants/beta/",
     "tuckerbench/v1-pilot/limitations/",
-    "halees-dual-layer/halees-dual-layer-v1/t/demo-system-x--T1/",
-    "halees-dual-layer/halees-dual-layer-v1/items/T1/",
+    "halees-dual-layer/halees-dual-layer-v1/t/3f/demo-system-x--T1/",
+    "halees-dual-layer/halees-dual-layer-v1/items/1f/T1/",
 ]
 
 
@@ -138,12 +138,12 @@ def test_search_results_show_payloads_as_text(page, hostile_site):
 def test_downloads_keep_every_code_point(hostile_site):
     site, _ = hostile_site
     data = json.loads(
-        (site / "tuckerbench/v1-pilot/data/t/demo-pilot-run1--delta--s3-bug-correction--r2.json").read_text(
+        (site / "tuckerbench/v1-pilot/data/t/38/demo-pilot-run1--delta--s3-bug-correction--r2.json").read_text(
             encoding="utf-8"
         )
     )
     assert data["transcript"]["turns"][3]["content"] == EXACT
-    board = (site / "uzbek-pack/0.1.0/data/t/demo-model-b-run1--010--a1.json").read_text(encoding="utf-8")
+    board = (site / "uzbek-pack/0.1.0/data/t/c6/demo-model-b-run1--010--a1.json").read_text(encoding="utf-8")
     assert json.loads(board)["transcript"]["turns"][1]["content"] == PAYLOAD
 
 

@@ -6,21 +6,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from helpers import MT_BENCH_PLUGIN, ROOT, plugin_installed, wcag_violations
+from helpers import MT_BENCH_PLUGIN, ROOT, fold, plugin_installed, wcag_violations
 
 import site_src.cli as cli
 from site_src.site.serve_static import serve
 
 LM_EVAL_RUN = "rylanschaeffer-mem-qwen3-93m-minerva-math-rep-0-sbst-1.0000-epch-1-ot-1"
+LM_TID = f"{LM_EVAL_RUN}--math_perturbed_full--3"
 PAGES = {
     "mt-bench leaderboard": "mt-bench/v1/",
     "mt-bench breakdown": "mt-bench/v1/breakdown/",
-    "mt-bench transcript": "mt-bench/v1/t/phi-3-dpo--101/",
-    "mt-bench item": "mt-bench/v1/items/101/",
+    "mt-bench transcript": "mt-bench/v1/t/2a/phi-3-dpo--101/",
+    "mt-bench item": "mt-bench/v1/items/16/101/",
     "lm-eval leaderboard": "math/v1/",
     "lm-eval breakdown": "math/v1/breakdown/",
     # a model named by a long unbroken path: its label must wrap on a phone
-    "lm-eval transcript": f"math/v1/t/{LM_EVAL_RUN}--math_perturbed_full--3/",
+    "lm-eval transcript": f"math/v1/t/{fold(LM_TID)}/{LM_TID}/",
 }
 
 

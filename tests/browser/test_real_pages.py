@@ -36,9 +36,9 @@ PAGES = {
     "alpaca leaderboard": "alpaca/v1/",
     "alpaca breakdown": "alpaca/v1/breakdown/",
     "alpaca items": "alpaca/v1/items/",
-    "alpaca item": "alpaca/v1/items/001/",
+    "alpaca item": "alpaca/v1/items/7a/001/",
     "alpaca transcripts": "alpaca/v1/transcripts/",
-    "alpaca transcript": "alpaca/v1/t/text-davinci-001--794/",
+    "alpaca transcript": "alpaca/v1/t/70/text-davinci-001--794/",
 }
 
 
@@ -66,8 +66,8 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, P
 def _path(site: Path, name: str) -> str:
     path = PAGES[name]
     if path.endswith("/t/"):  # the version's first transcript
-        first = sorted(p.parent.name for p in (site / path).glob("*/index.html"))[0]
-        path += first + "/"
+        first = sorted((p.parent.name, p.parent.parent.name) for p in (site / path).glob("*/*/index.html"))[0]
+        path += f"{first[1]}/{first[0]}/"
     return path
 
 

@@ -154,6 +154,24 @@
     if (any) { update(); }
   })();
 
+  // ---- the 404 page: a link to a transcript, its download or an item from before each was put in a folder of 256
+  // (site layout 2: the first two hex digits of the SHA-256 of its id) is forwarded to where the page is now
+  var moved = document.getElementById("moved-pages");
+  var shapes = [/^(.*\/t\/)([^\/]+)(\/)$/, /^(.*\/data\/t\/)([^\/]+)(\.json)$/, /^(.*\/items\/)([^\/]+)(\/(?:page\/\d+\/)?)$/];
+  var old = null;
+  shapes.forEach(function (shape) { old = old || location.pathname.match(shape); });
+  if (moved && old && old[2] !== "page" && window.crypto && crypto.subtle) {
+    var id;
+    try { id = decodeURIComponent(old[2]); } catch (e) { id = null; }
+    if (id !== null) {
+      crypto.subtle.digest("SHA-256", new TextEncoder().encode(id)).then(function (digest) {
+        var first = new Uint8Array(digest)[0];
+        var to = old[1] + (first < 16 ? "0" : "") + first.toString(16) + "/" + old[2] + old[3];
+        if (to !== location.pathname) { location.replace(to + location.search + location.hash); }
+      });
+    }
+  }
+
   // ---- search with the static Pagefind indexes (one bundle per run, merged here); results are built from text
   // nodes only. The query and the benchmark filter live in the URL (?q=…&benchmark=…), so a search can be shared.
   var form = document.querySelector("form[data-search]");
