@@ -100,8 +100,38 @@ def read_published(site: Path) -> Published:
         board, listed = _load(board_path, digest), _load(folder / "transcripts.json", digest)
         if not isinstance(board, dict) or not isinstance(listed, dict) or "rows" not in board:
             raise DiffError(f"{folder}: its leaderboard.json or transcripts.json is not what build.py writes")
-        versions[name] = PublishedVersion(board, listed.get("transcripts", []))
+        versions[name] = PublishedVersion(board, _listed(site, name, listed, digest))
     return Published(versions, digest.hexdigest())
+
+
+def list_part_paths(name: str, listed: dict[str, Any]) -> list[str]:
+    """The parts a version's transcripts.json names (site layout 2), which must be its own numbered parts; none
+    for a list of layout 1, which holds its transcripts itself."""
+    if not isinstance(listed, dict):
+        raise DiffError(f"{name}/data/transcripts.json: not what build.py writes")
+    parts = listed.get("parts")
+    if parts is None:
+        return []
+    expected = (
+        [f"{name}/data/transcripts/{n}.json" for n in range(1, len(parts) + 1)] if isinstance(parts, list) else []
+    )
+    if parts != expected:
+        raise DiffError(f"{name}/data/transcripts.json: its parts are not {name}/data/transcripts/1.json, 2.json, …")
+    return expected
+
+
+def _listed(site: Path, name: str, listed: dict[str, Any], digest: Any) -> list[dict[str, Any]]:
+    """A version's published transcript list, from its parts (layout 2) or as transcripts.json holds it (layout 1)."""
+    paths = list_part_paths(name, listed)
+    if not paths:
+        return listed.get("transcripts", [])
+    rows: list[dict[str, Any]] = []
+    for rel in paths:
+        part = _load(site / rel, digest)
+        if not isinstance(part, dict) or not isinstance(part.get("transcripts"), list):
+            raise DiffError(f"{site / rel}: not a part of a transcript list as build.py writes it")
+        rows.extend(part["transcripts"])
+    return rows
 
 
 def _load(path: Path, digest: Any) -> Any:

@@ -2,8 +2,8 @@
 request's build with the deployed site this way).
 
 Only what the diff reads is fetched: the site's `index.json`, then each version's `data/leaderboard.json` and
-`data/transcripts.json`, at the paths the index gives, below the site's own URL. Each answer is bounded in size and
-time; a site that has no index yet (never deployed) is a DiffError saying so."""
+`data/transcripts.json` (and the parts it names), at the paths the index gives, below the site's own URL. Each
+answer is bounded in size and time; a site that has no index yet (never deployed) is a DiffError saying so."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from .changes import DiffError
+from .changes import DiffError, list_part_paths
 
 TIMEOUT = 30  # seconds per request
 MAX_BYTES = 512 * 1024 * 1024  # per file: a transcript list of a million transcripts is about 300 MB
@@ -35,11 +35,22 @@ def fetch_published(url: str, dest: Path) -> Path:
             folder = version.get("leaderboard", "")
             if not isinstance(folder, str) or not _VERSION_PATH.fullmatch(folder) or ".." in folder.split("/"):
                 raise DiffError(f"{base}index.json: a version's path {folder!r} is not <benchmark>/<version>/")
-            for name in ("leaderboard.json", "transcripts.json"):
-                target = dest / folder / "data" / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(_get(base, f"{folder}data/{name}"))
+            listed = [f"{folder}data/{name}" for name in ("leaderboard.json", "transcripts.json")]
+            for rel in listed:
+                _save(base, rel, dest)
+            try:
+                parts = list_part_paths(folder.rstrip("/"), json.loads((dest / listed[1]).read_bytes()))
+            except ValueError as exc:
+                raise DiffError(f"{base}{listed[1]}: not JSON ({exc})") from None
+            for rel in parts:  # the list's parts (site layout 2), each at its own numbered path
+                _save(base, rel, dest)
     return dest
+
+
+def _save(base: str, rel: str, dest: Path) -> None:
+    target = dest / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(_get(base, rel))
 
 
 def _json(base: str, rel: str) -> Any:

@@ -46,7 +46,7 @@ def test_a_rejudged_entrant_moves_with_a_paired_interval_and_the_others_stay(sit
     assert beta.new_score > beta.old_score and alpha.item_move == pytest.approx(0)
 
     def means(site: Path) -> dict[str, float]:  # a plain computation from the published transcript list
-        listed = json.loads((site / "tuckerbench/v1-pilot/data/transcripts.json").read_text())["transcripts"]
+        listed = json.loads((site / "tuckerbench/v1-pilot/data/transcripts/1.json").read_text())["transcripts"]
         per: dict[str, list[float]] = {}
         for t in listed:
             if t["entrant"] == "Demo Entrant Beta" and t["value"] is not None:

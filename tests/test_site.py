@@ -171,10 +171,11 @@ def test_release_index_lists_versions_runs_and_transcript_downloads(built_site: 
     index = json.loads((built_site / "index.json").read_text(encoding="utf-8"))
     assert index["demo"] is True
     tucker = next(b for b in index["benchmarks"] if b["id"] == "tuckerbench")
-    transcripts = tucker["versions"][0]["transcripts"]
-    assert len(transcripts) == 48
-    for rel in list(transcripts.values())[:5]:
-        assert (built_site / rel).is_file()
+    listed = json.loads((built_site / tucker["versions"][0]["transcripts"]).read_text(encoding="utf-8"))
+    rows = [r for part in listed["parts"] for r in json.loads((built_site / part).read_text("utf-8"))["transcripts"]]
+    assert listed["count"] == len(rows) == 48 and listed["demo"] is True
+    for row in rows:
+        assert (built_site / row["download"]).is_file() and (built_site / row["path"] / "index.html").is_file()
 
 
 def test_downloads_are_machine_readable(built_site: Path):
@@ -367,7 +368,7 @@ def test_items_page_gives_each_items_result_and_judge_gap_from_the_transcripts(d
 
 def test_transcripts_download_lists_every_transcript_for_whole_list_filtering(demo, client):
     view = build_release(demo).view("uzbek-pack", "0.1.0")
-    data = json.loads(html(client, "/uzbek-pack/0.1.0/data/transcripts.json"))
+    data = json.loads(html(client, "/uzbek-pack/0.1.0/data/transcripts/1.json"))
     assert {r["id"] for r in data["transcripts"]} == set(view.transcripts)
     assert all(r["path"].startswith("uzbek-pack/0.1.0/t/") for r in data["transcripts"])
 

@@ -5,11 +5,14 @@ million transcripts; old links are forwarded by the 404 page (tests/browser/test
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from helpers import fold
 
+from site_src.changes import DiffError, read_published
 from site_src.scoring.release import build_release
 from site_src.site.app import create_app
 from site_src.site.urls import LAYOUT
@@ -53,7 +56,7 @@ def test_the_manifest_names_the_layout_and_each_transcripts_own_sources(built_si
 
 
 def test_the_transcript_list_download_gives_each_transcripts_page(built_site: Path):
-    data = json.loads((built_site / VERSION / "data/transcripts.json").read_text(encoding="utf-8"))
+    data = json.loads((built_site / VERSION / "data/transcripts/1.json").read_text(encoding="utf-8"))
     for row in data["transcripts"]:
         assert row["path"] == f"{VERSION}/t/{fold(row['id'])}/{row['id']}/"
         assert (built_site / row["path"] / "index.html").is_file()
@@ -64,3 +67,40 @@ def test_a_million_ids_fill_no_folder_past_ten_thousand_entries():
     counts = Counter(fold(f"run{r:02d}--item-{i:05d}--a{a}") for r in range(20) for i in range(25_000) for a in (1, 2))
     assert sum(counts.values()) == 1_000_000 and len(counts) == 256
     assert max(counts.values()) < 4_200 < 10_000  # about 3,906 each
+
+
+def test_the_transcript_list_is_written_in_parts_that_together_hold_every_transcript_in_order(demo, monkeypatch):
+    from site_src.site import downloads
+
+    monkeypatch.setattr(downloads, "LIST_PART", 5)  # 72 transcripts: 15 parts, the last of 2
+    release = build_release(demo)
+    view = release.view("uzbek-pack", "0.1.0")
+    client = create_app(release).test_client()
+    listed = client.get("/uzbek-pack/0.1.0/data/transcripts.json").get_json()
+    assert listed["count"] == 72 and listed["parts"] == [
+        f"uzbek-pack/0.1.0/data/transcripts/{n}.json" for n in range(1, 16)
+    ]
+    parts = [client.get(f"/{rel}").get_json() for rel in listed["parts"]]
+    assert [len(p["transcripts"]) for p in parts] == [5] * 14 + [2]
+    assert [r["id"] for p in parts for r in p["transcripts"]] == list(view.transcripts)
+    assert client.get("/uzbek-pack/0.1.0/data/transcripts/16.json").status_code == 404
+    assert client.get("/uzbek-pack/0.1.0/data/transcripts/0.json").status_code == 404
+
+
+def test_an_earlier_sites_list_is_read_in_either_layout_and_parts_elsewhere_are_refused(built_site, tmp_path):
+    new = read_published(built_site)
+    old = tmp_path / "old"  # layout 1: the list held its transcripts itself
+    for board in built_site.glob("*/*/data/leaderboard.json"):
+        folder = old / board.parent.relative_to(built_site)
+        folder.mkdir(parents=True)
+        shutil.copy(board, folder)
+        listed = json.loads((board.parent / "transcripts.json").read_text(encoding="utf-8"))
+        rows = [r for p in listed["parts"] for r in json.loads((built_site / p).read_text("utf-8"))["transcripts"]]
+        (folder / "transcripts.json").write_text(json.dumps({"transcripts": rows}), encoding="utf-8")
+    assert {k: v.transcripts for k, v in read_published(old).versions.items()} == {
+        k: v.transcripts for k, v in new.versions.items()
+    }
+    hostile = old / "uzbek-pack/0.1.0/data/transcripts.json"
+    hostile.write_text(json.dumps({"parts": ["../../../../etc/passwd"]}), encoding="utf-8")
+    with pytest.raises(DiffError, match="its parts are not uzbek-pack/0.1.0/data/transcripts/1.json"):
+        read_published(old)

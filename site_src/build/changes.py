@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from ..changes import Published, PublishedVersion
+from ..jsonio import dumps_canonical
 from ..release import Release
 from ..scoring.changes import compare
 from ..site import downloads
@@ -18,7 +19,7 @@ def published(release: Release) -> Published:
         {
             view.folder: PublishedVersion(
                 json.loads(downloads.leaderboard_json(view)),
-                json.loads(downloads.transcripts_list_json(view))["transcripts"],
+                json.loads(dumps_canonical(downloads.transcript_rows(view))),  # as its parts are read back
             )
             for view in release.views
         }

@@ -27,7 +27,7 @@ from .feed import entries as feed_entries
 from .feed import feed_id
 from .headtohead import PAIR_PAGES_UP_TO, head_to_head, pair_keys
 from .text import breakable_path, count_markers, markdown, show_text
-from .urls import FOLDED, LAYOUT, fold, page_url
+from .urls import FOLDED, LAYOUT, fold
 
 CARDS_PER_PAGE = 24  # responses side by side per item page (the order: release._item_order)
 CSP = (
@@ -206,7 +206,8 @@ def _add_site_pages(app: Flask, release: Release) -> None:
 
 
 def _release_entries(release: Release) -> list[dict[str, Any]]:
-    """index.json's benchmarks: each version's runs, leaderboard, downloads and transcript downloads."""
+    """index.json's benchmarks: each version's runs, leaderboard, downloads and transcript list (whose parts give
+    each transcript's page and download): the index stays small at any size."""
     return [
         {
             "id": bench.id,
@@ -223,20 +224,13 @@ def _release_entries(release: Release) -> list[dict[str, Any]]:
                         relative(url_for(e, bench=bench.id, version=v.version.id), "/")
                         for e in ("leaderboard_json", "leaderboard_csv")
                     ],
-                    "transcripts": _transcript_downloads(v),
+                    "transcripts": relative(url_for("transcripts_json", bench=bench.id, version=v.version.id), "/"),
                 }
                 for v in views
             ],
         }
         for bench, views in release.benchmarks()
     ]
-
-
-def _transcript_downloads(view: VersionView) -> dict[str, str]:
-    """Transcript id -> its download, from the site root: thousands, so one formula (urls.py), not url_for."""
-    names = {"bench": view.bench.id, "version": view.version.id}
-    urls = {tid: page_url("transcript_json", {**names, "tid": tid}) or "" for tid in view.transcripts}
-    return {tid: relative(url, "/") for tid, url in urls.items()}
 
 
 def _add_version_pages(app: Flask, release: Release) -> None:
@@ -364,7 +358,8 @@ def _add_item_and_transcript_pages(app: Flask, release: Release) -> None:
         if number > pages:
             abort(404)
         present = view.once(result_states)  # the result filter offers only the states that occur
-        return render_template("transcripts.html", view=view, rows=rows, number=number, pages=pages, present=present)
+        return render_template("transcripts.html", view=view, rows=rows, number=number, pages=pages, present=present,
+                               list_part=downloads.LIST_PART)  # fmt: skip
 
     @app.route("/<bench>/<version>/t/<fold:fold>/<tid>/")
     def transcript(bench: str, version: str, tid: str) -> str:
@@ -428,6 +423,13 @@ def _add_downloads(app: Flask, release: Release) -> None:
     @app.route("/<bench>/<version>/data/transcripts.json")
     def transcripts_json(bench: str, version: str) -> Response:
         return download(downloads.transcripts_list_json(_view_or_404(release, bench, version)))
+
+    @app.route("/<bench>/<version>/data/transcripts/<int:number>.json")
+    def transcripts_part_json(bench: str, version: str, number: int) -> Response:
+        view = _view_or_404(release, bench, version)
+        if not 1 <= number <= downloads.list_parts(view):
+            abort(404)
+        return download(downloads.transcripts_part_json(view, number))
 
     @app.route("/<bench>/<version>/data/t/<fold:fold>/<tid>.json")
     def transcript_json(bench: str, version: str, tid: str) -> Response:

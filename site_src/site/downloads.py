@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import itertools
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -138,32 +139,60 @@ def _in_unit(interval: Any, per: float) -> tuple[float | None, float | None]:
     return (float(f"{interval.lo / per:.12g}"), float(f"{interval.hi / per:.12g}")) if interval else (None, None)
 
 
+LIST_PART = 10_000  # transcripts a part of a version's list holds: about 4 MB, whatever the version's size
+
+
 def transcript_path(view: VersionView, tid: str) -> str:
     """A transcript page's path from the site root."""
     return (page_url("transcript", {"bench": view.bench.id, "version": view.version.id, "tid": tid}) or "")[1:]
 
 
+def list_parts(view: VersionView) -> int:
+    """How many parts the version's transcript list is written in (at least one)."""
+    return max(1, -(-len(view.transcripts) // LIST_PART))
+
+
 def transcripts_list_json(view: VersionView) -> str:
-    """Every transcript of a version in one list (what the Transcripts pages show, page by page), so the list can
-    be filtered and sorted as a whole. Paths are relative to the site root."""
-    rows = []
-    for t in view.transcripts.values():
-        summary = view.summaries[t.id]
-        rows.append(
-            {
-                "id": t.id,
-                "path": transcript_path(view, t.id),
-                "entrant": view.entrants[t.entrant_id].label,
-                "item": view.version.item(t.item_id).title,
-                "item_id": t.item_id,
-                "run": t.run_id,
-                "attempt": t.attempt,
-                "result": summary.text,
-                "state": summary.state,
-                "value": summary.value,
-            }
-        )
-    return dumps_canonical({"benchmark": view.bench.id, "version": view.version.id, "transcripts": rows})
+    """The version's transcript list (what the Transcripts pages show, page by page, so the list can be filtered
+    and sorted as a whole): how many transcripts, and the parts that list them, LIST_PART to a part, in the order of
+    the pages. Paths are relative to the site root."""
+    folder = f"{view.bench.id}/{view.version.id}/data/transcripts"
+    parts = [f"{folder}/{n}.json" for n in range(1, list_parts(view) + 1)]
+    head = {"benchmark": view.bench.id, "version": view.version.id, "demo": view.version.demo}
+    return dumps_canonical({**head, "count": len(view.transcripts), "parts": parts})
+
+
+def transcripts_part_json(view: VersionView, number: int) -> str:
+    """Part `number` (from 1) of the version's transcript list: each transcript with its page, its download and
+    its result."""
+    start = (number - 1) * LIST_PART
+    chosen = itertools.islice(view.transcripts.values(), start, start + LIST_PART)
+    rows = [_list_row(view, t) for t in chosen]
+    head = {"benchmark": view.bench.id, "version": view.version.id, "demo": view.version.demo}
+    return dumps_canonical({**head, "part": number, "transcripts": rows})
+
+
+def transcript_rows(view: VersionView) -> list[dict[str, Any]]:
+    """The whole list, as its parts hold it."""
+    return [_list_row(view, t) for t in view.transcripts.values()]
+
+
+def _list_row(view: VersionView, t: Any) -> dict[str, Any]:
+    summary = view.summaries[t.id]
+    names = {"bench": view.bench.id, "version": view.version.id, "tid": t.id}
+    return {
+        "id": t.id,
+        "path": transcript_path(view, t.id),
+        "download": (page_url("transcript_json", names) or "")[1:],
+        "entrant": view.entrants[t.entrant_id].label,
+        "item": view.version.item(t.item_id).title,
+        "item_id": t.item_id,
+        "run": t.run_id,
+        "attempt": t.attempt,
+        "result": summary.text,
+        "state": summary.state,
+        "value": summary.value,
+    }
 
 
 def items_list_json(view: VersionView, analysis: dict[str, dict[str, Any]]) -> str:

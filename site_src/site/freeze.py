@@ -23,6 +23,7 @@ from ..progress import SILENT, Progress
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, create_app
 from .charts import charts_for
+from .downloads import list_parts
 from .headtohead import pair_keys
 from .urls import page_url
 
@@ -228,6 +229,8 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
         yield "versus", {"bench": b, "version": v, "a": a_key, "b": b_key}
     if view.judge_reports:
         yield "judges_json", {"bench": b, "version": v}
+    for n in range(1, list_parts(view) + 1):
+        yield "transcripts_part_json", {"bench": b, "version": v, "number": n}
     _, pages_count = paginate(list(view.transcripts), 1)
     for n in range(1, pages_count + 1):
         yield "transcripts", {"bench": b, "version": v, "number": n}

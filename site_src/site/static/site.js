@@ -137,8 +137,14 @@
       keepInUrl(values);
       if (rows) { render(); return; }
       status.textContent = "Loading the whole list…";
-      fetch(form.getAttribute("data-src")).then(function (r) { return r.json(); }).then(function (data) {
-        rows = data.transcripts;
+      function json(url) {
+        return fetch(url).then(function (r) { if (!r.ok) { throw new Error(url); } return r.json(); });
+      }
+      // the list names its parts (site layout 2), each at a path from the site's root
+      json(form.getAttribute("data-src")).then(function (list) {
+        return Promise.all(list.parts.map(function (part) { return json(new URL(part, root).href); }));
+      }).then(function (parts) {
+        rows = [].concat.apply([], parts.map(function (part) { return part.transcripts; }));
         render();
       }).catch(function () { status.textContent = "The whole list could not be loaded; the pages below still work."; });
     }
