@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from site_src.build.manifest import write_manifest  # noqa: E402
 from site_src.build.scanning import scan_release  # noqa: E402
+from site_src.hosts import HOSTS, MIB, Measure, exceeded  # noqa: E402
 from site_src.outdir import files_below  # noqa: E402
 from site_src.problems import Problems  # noqa: E402
 from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
@@ -51,6 +52,7 @@ from site_src.readers.project import load_project  # noqa: E402
 from site_src.release import Release  # noqa: E402
 from site_src.scoring.release import build_release  # noqa: E402
 from site_src.site.app import CSP, FILTERS, create_app, transcript_context  # noqa: E402
+from site_src.site.downloads import LIST_PART  # noqa: E402
 from site_src.site.freeze import freeze, render_urls  # noqa: E402
 from site_src.site.search_index import bundles, index_for_search  # noqa: E402
 from site_src.site.urls import fold  # noqa: E402
@@ -220,6 +222,7 @@ def by_size(entrants: int, sizes: list[int]) -> None:
         f"{'MB per 1,000 more':>17} {'rebuild peak MB':>15} {'MB per 1,000 more':>17}"
     )
     before: tuple[tuple[int, float] | None, ...] = (None, None)  # (transcripts, MB) of the size before
+    measures: list[tuple[int, Measure, dict[str, int]]] = []
     for n in sizes:
         repetitions = max(1, round(n / (6 * entrants)))
         with tempfile.TemporaryDirectory() as tmp:
@@ -228,6 +231,7 @@ def by_size(entrants: int, sizes: list[int]) -> None:
             cmd = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
             seconds, peak, totals, _ = timed([*cmd, "--out", str(site), "--fresh"])
             pages = sum(1 for _ in site.rglob("*.html"))
+            measures.append((count, Measure.of_folder(site), largest_files(site)))
             judge_again(sorted((Path(tmp) / "runs/tuckerbench").iterdir())[0])
             _, rebuild_peak, _, _ = timed([*cmd, "--out", str(site)])
         print(
@@ -235,6 +239,49 @@ def by_size(entrants: int, sizes: list[int]) -> None:
             f"{growth((count, peak), before[0])} {rebuild_peak:>15.0f} {growth((count, rebuild_peak), before[1])}"
         )
         before = ((count, peak), (count, rebuild_peak))
+    host_figures(measures)
+
+
+def largest_files(site: Path, top: int = 20) -> dict[str, int]:
+    """The site's largest files (site path -> bytes) and fullest folders ("<path>/" -> entries)."""
+    sizes = [(p.relative_to(site).as_posix(), p.stat().st_size) for p in site.rglob("*") if p.is_file()]
+    folders = [(f"{p.relative_to(site).as_posix()}/", len(os.listdir(p))) for p in site.rglob("*") if p.is_dir()]
+    return dict(sorted(sizes, key=lambda item: -item[1])[:top] + sorted(folders, key=lambda item: -item[1])[:top])
+
+
+def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected: int = 1_000_000) -> None:
+    """What each size's site holds against the hosts' limits (build.py --host), then a million transcripts'
+    projected from the two largest sizes: bytes and files grow in step with the transcripts; the fullest folder is
+    a 256th of them, 5% over (site layout 2), or a fuller folder's (a run's search fragments) grown along the line
+    through its two sizes; each of the largest files likewise, but a part of the transcript list stops at LIST_PART
+    transcripts, and the folders of 256 at 256 entries."""
+    print(f"\n{'transcripts':>11} {'site MB':>9} {'files':>9} {'fullest folder':>15} {'largest file MiB':>17}  hosts")
+    for count, m, _ in measures:
+        _host_line(count, m, "")
+    if len(measures) < 2:
+        return
+    (n0, _, big0), (n1, m1, big1) = measures[-2], measures[-1]
+    scale = projected / n1
+    grown = {rel: big1[rel] + (big1[rel] - big0[rel]) / (n1 - n0) * (projected - n1) for rel in big1 if rel in big0}
+    for rel in grown:
+        if "/data/transcripts/" in rel:
+            grown[rel] = big1[rel] * min(scale, LIST_PART / n1)
+        if re.search(r"/(t|data/t|items)/$", rel):
+            grown[rel] = 256
+    files = [rel for rel in grown if not rel.endswith("/")]
+    largest = max(files, key=lambda rel: grown[rel])
+    fullest = max((rel for rel in grown if rel.endswith("/")), key=lambda rel: grown[rel])
+    folder = round(max(grown[fullest], projected / 256 * 1.05))
+    guess = Measure(round(m1.site_bytes * scale), round(m1.files * scale), folder, "", round(grown[largest]), largest)
+    _host_line(
+        projected, guess, f"  projected from {n0:,} and {n1:,}: largest file {largest}, fullest folder {fullest}"
+    )
+
+
+def _host_line(count: int, m: Measure, note: str) -> None:
+    fits = ", ".join(h if not exceeded(HOSTS[h], m) else f"not {h}" for h in HOSTS)
+    print(f"{count:>11} {m.site_bytes / 1e6:>9.1f} {m.files:>9} {m.folder_entries:>15} {m.file_bytes / MIB:>17.2f}  "
+          f"{fits}{note}")  # fmt: skip
 
 
 def growth(now: tuple[int, float], before: tuple[int, float] | None) -> str:
