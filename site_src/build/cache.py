@@ -458,10 +458,11 @@ class BuildCache:
         """Bundle folder -> its files (site paths) in the previous output, for every bundle whose key is unchanged."""
         previous, manifest = self.previous.get("bundles", {}), self.previous_files
         by_bundle: dict[str, list[str]] = {}
+        from ..site.search_index import bundle_of  # the rendering's modules: a build with nothing changed loads none
+
         for rel in manifest:
-            parts = rel.split("/")
-            name = "/".join(parts[:4])  # bench/version/search/run_id
-            if len(parts) > 4 and parts[2] == "search" and name in bundle_keys:
+            name = bundle_of(rel)
+            if name in bundle_keys:
                 by_bundle.setdefault(name, []).append(rel)
         return {
             name: files

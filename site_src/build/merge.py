@@ -37,6 +37,7 @@ SEARCH_FILE = re.compile(  # what Pagefind writes into a bundle, less the interf
     r"|(?:fragment|index|filter)/[a-z0-9_-]+\.pf_(?:fragment|index|filter)"
 )
 ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
+PART = re.compile(r"(?:[2-9]|[1-9][0-9]{1,2})/")  # a later part's folder within a run's bundle (search_index.parts_of)
 MAX_MANIFEST = 1 << 30
 MAX_UNPACKED = 256 << 20  # what a Pagefind file may unpack to, for the scan
 
@@ -139,9 +140,13 @@ def _listed(
 
 
 def _search_file(rel: str, runs: set[str]) -> bool:
-    """Whether rel (inside a version's folder) is a file of one of its runs' search bundles."""
+    """Whether rel (inside a version's folder) is a file of one of its runs' search bundles (search/<run>/<file>,
+    or search/<run>/<n>/<file> for a later part of a large run's)."""
     parts = rel.split("/", 2)
-    return len(parts) == 3 and parts[0] == "search" and parts[1] in runs and bool(SEARCH_FILE.fullmatch(parts[2]))
+    if len(parts) != 3 or parts[0] != "search" or parts[1] not in runs:
+        return False
+    part = PART.match(parts[2])
+    return bool(SEARCH_FILE.fullmatch(parts[2][part.end() :] if part else parts[2]))
 
 
 def read_confined(shard: Path, rel: str) -> bytes | None:

@@ -280,7 +280,7 @@ def index(
     todo = {
         name: pages
         for name, pages in search_index.bundles(release).items()
-        if plan.versions is None or name.rsplit("/", 2)[0] in plan.versions
+        if plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions
     }
     site.bundle_keys = cache.bundle_keys(todo, release) if cache else {}
     for name, files in (cache.reusable_bundles(site.bundle_keys) if cache else {}).items():

@@ -1,5 +1,6 @@
-"""The search index: one Pagefind bundle per run, at /<benchmark>/<version>/search/<run_id>/, merged in the
-reader's browser (Pagefind's mergeIndex) by the search page, which lists every bundle.
+"""The search index: one Pagefind bundle per run, at /<benchmark>/<version>/search/<run_id>/ (a run of more than
+PAGES_PER_BUNDLE transcripts: one per part, the later parts at .../<run_id>/<n>/), merged in the reader's browser
+(Pagefind's mergeIndex) by the search page, which lists every bundle.
 
 One bundle per run rather than one for the site keeps Pagefind's memory bounded by the largest run instead of
 growing with the release (one index over 10,000 transcript pages takes over 1 GB), lets a rebuild re-index only
@@ -20,7 +21,7 @@ from pagefind_bin import get_executable
 from ..outdir import file_for
 from ..progress import SILENT, Progress
 from ..release import Release
-from .urls import page_url
+from .urls import fold, page_url
 
 # the reader's search page loads Pagefind's engine and index only; its ready-made interfaces are not published
 UNUSED = (
@@ -34,18 +35,49 @@ UNUSED = (
 )
 
 
-def bundle_dir(bench: str, version: str, run_id: str) -> str:
-    return f"{bench}/{version}/search/{run_id}"
+PAGES_PER_BUNDLE = 6_000  # a bundle's pages, on average: its fragment/ folder holds a file per page
+
+
+def bundle_dir(bench: str, version: str, run_id: str, part: int = 1) -> str:
+    """A run's bundle; a large run's later parts are folders of the first, named by their number."""
+    first = f"{bench}/{version}/search/{run_id}"
+    return first if part == 1 else f"{first}/{part}"
+
+
+def bundle_of(rel: str) -> str | None:
+    """The bundle (as bundle_dir names it) a file of the site belongs to, or None."""
+    parts = rel.split("/")
+    if len(parts) < 5 or parts[2] != "search":
+        return None
+    return "/".join(parts[:5] if len(parts) > 5 and parts[4].isdigit() else parts[:4])
+
+
+def parts_of(pages: int) -> int:
+    """How many bundles a run of that many transcript pages is indexed in: one up to PAGES_PER_BUNDLE, else the
+    power of two that brings their mean to at most that (and at most 256). A transcript's part is then fixed by its
+    id's folder of 256 (urls.fold), so it moves only when its run's number of parts doubles."""
+    count = 1
+    while pages > count * PAGES_PER_BUNDLE and count < 256:
+        count *= 2
+    return count
 
 
 def bundles(release: Release) -> dict[str, list[str]]:
-    """Bundle folder -> the transcript pages it indexes (paths in the site), for every run with transcripts."""
+    """Bundle folder -> the transcript pages it indexes (paths in the site), for every run with transcripts: a
+    bundle per run, or per part of a run of more than PAGES_PER_BUNDLE (so no bundle's folder of fragments holds
+    more than about 10,000 files)."""
     out: dict[str, list[str]] = {}
     for view in release.views:
         b, v = view.bench.id, view.version.id
+        by_run: dict[str, list[str]] = {}
         for tid, t in view.transcripts.items():
-            page = file_for(page_url("transcript", {"bench": b, "version": v, "tid": tid}))
-            out.setdefault(bundle_dir(b, v, t.run_id), []).append(page)
+            by_run.setdefault(t.run_id, []).append(tid)
+        for run_id, tids in by_run.items():
+            count = parts_of(len(tids))
+            for tid in tids:
+                page = file_for(page_url("transcript", {"bench": b, "version": v, "tid": tid}))
+                part = int(fold(tid), 16) * count // 256 + 1
+                out.setdefault(bundle_dir(b, v, run_id, part), []).append(page)
     return {name: sorted(pages) for name, pages in sorted(out.items())}
 
 
