@@ -74,6 +74,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
         {"help": "build one shard: only the pages of BENCHMARK/VERSION (joined later with build.py merge)"},
         {"build": None},
     ),
+    "slice": (
+        ("--slice",),
+        {"metavar": "K/N", "help": "with --only: render only slice K of N of that version (joined by build.py merge)"},
+        {"build": None},
+    ),
     "fresh": (
         ("--fresh",),
         {"action": "store_true", "help": "render every page, ignoring what the last build into --out recorded"},
@@ -145,6 +150,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     ),
     "seed": (("--seed",), {"type": int, "help": "seed for drawing pairs (default: 1)"}, {"review-kit": 1}),
 }
+MAX_SLICES = 256  # a CI matrix holds at most 256 jobs
 _BASE_PATH = re.compile(r"/(?:(?!\.\.?/)[A-Za-z0-9._~-]+/)*")  # no empty, "." or ".." segment
 
 
@@ -203,6 +209,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     values = {dest: defaults[command] for dest, (_, _, defaults) in OPTIONS.items() if command in defaults}
     values.update(args)
     values.setdefault("paths", [])
+    if values.get("slice"):
+        k, _, n = values["slice"].partition("/")
+        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n) <= MAX_SLICES):
+            parser.error(f"--slice {values['slice']!r} is not K/N with 1 <= K <= N <= {MAX_SLICES} (e.g. 2/16)")
+        if not values.get("only"):
+            parser.error("--slice renders a slice of one version: give that version with --only BENCHMARK/VERSION")
     if "base_path" in values and not _BASE_PATH.fullmatch(values["base_path"]):
         parser.error(
             f"--base-path {values['base_path']!r} is not a path that starts and ends with '/' (e.g. / or /repo/)"
@@ -228,11 +240,21 @@ def _config(args: argparse.Namespace) -> Any:
         strict=args.strict,
         quiet=args.quiet,
         only=getattr(args, "only", None),
+        part=_slice(args),
         fresh=getattr(args, "fresh", False),
         shards=[Path(p) for p in getattr(args, "shards", [])],
         changes_since=Path(args.changes_since) if getattr(args, "changes_since", None) else None,
         host=args.host,
     )
+
+
+def _slice(args: argparse.Namespace) -> tuple[int, int] | None:
+    """--slice K/N as (K, N), checked by parse."""
+    given = getattr(args, "slice", None)
+    if not given:
+        return None
+    k, n = given.split("/")
+    return int(k), int(n)
 
 
 def main(argv: list[str] | None = None) -> int:

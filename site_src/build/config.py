@@ -29,6 +29,7 @@ class BuildConfig:
     strict: bool = False  # warnings fail the build
     quiet: bool = False  # no progress, no totals, no notices
     only: str | None = None  # "bench/version": build one shard
+    part: tuple[int, int] | None = None  # (k, n): of that shard, only slice k of n (urls.slice_of)
     fresh: bool = False  # render everything, as if no build had been made into out before
     shards: list[Path] = field(default_factory=list)  # merge these shards (built with only) instead of rendering
     build_date: str | None = field(default_factory=build_date)
@@ -55,7 +56,8 @@ class BuildConfig:
     @property
     def scope(self) -> str:
         """Which pages the build writes: all, one shard's, or a merge's."""
-        return "merge" if self.shards else (f"only {self.only}" if self.only else "all")
+        sliced = f" slice {self.part[0]}/{self.part[1]}" if self.part else ""
+        return "merge" if self.shards else (f"only {self.only}{sliced}" if self.only else "all")
 
     def inputs(self) -> list[tuple[str, Path]]:
         """What the build reads, which no output folder may be, hold or lie inside."""

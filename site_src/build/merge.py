@@ -28,7 +28,8 @@ from ..results import plural
 from ..secretscan import Finding
 from ..site.app import create_app
 from ..site.freeze import version_pages
-from ..site.search_index import engine_files
+from ..site.search_index import bundle_of, engine_files
+from ..site.slicing import Slicer
 from .scanning import scan_text, scan_written
 
 NAME = re.compile(r"[A-Za-z0-9._~-]+")  # one segment of a site path a build writes
@@ -60,34 +61,66 @@ def confined(rel: object) -> str | None:
     return None
 
 
-def gather(
-    shards: list[Path], keys: dict[str, str], expected: Callable[[str], tuple[set[str], set[str]]]
-) -> tuple[dict[str, ShardFile], str | None]:
+def gather(shards: list[Path], keys: dict[str, str], expected: Expected) -> tuple[dict[str, ShardFile], str | None]:
     """Each version's files from the shard that holds it (site path -> file), or why the shards cannot make this
     release. keys: "bench/version" -> the key of the inputs this merge reads; expected(name) -> (the site paths of
     that version's pages, its runs' ids): a shard must list every page, and nothing but pages and search bundles."""
     files: dict[str, ShardFile] = {}
-    owner: dict[str, Path] = {}
+    owners: dict[str, dict[int, Path]] = {}  # version -> its slices' shards, by slice (0: the version whole)
+    counts: dict[str, int] = {}  # version -> how many slices it was built in (1: whole)
     for folder in shards:
         manifest, problem = _manifest(folder)
         if problem:
             return files, problem
+        part = _part(manifest)
         for name, key in manifest["shard"]["versions"].items():
-            if name in owner:
-                return files, f"{name} is in two shards, {owner[name]} and {folder}"
-            owner[name] = folder
-            if name not in keys:
-                return files, f"shard {folder} holds {name}, which has no runs among this merge's inputs"
-            if key != keys[name]:
-                return files, (
-                    f"shard {folder} built {name} from other inputs, code or options than this merge reads; "
-                    "rebuild that shard"
-                )
-        problem = _listed(folder, manifest, expected, files)
+            problem = _claim(owners, counts, name, folder, part) or _same_inputs(folder, name, key, keys)
+            if problem:
+                return files, problem
+        problem = _listed(folder, manifest, expected, files, part)
         if problem:
             return files, problem
-    missing = sorted(set(keys) - set(owner))
-    return files, f"no shard holds {', '.join(missing)}" if missing else None
+    return files, _uncovered(keys, owners, counts)
+
+
+def _part(manifest: dict[str, Any]) -> tuple[int, int] | None:
+    part = manifest["shard"].get("slice")
+    return (part[0], part[1]) if part else None
+
+
+def _claim(
+    owners: dict[str, dict[int, Path]], counts: dict[str, int], name: str, folder: Path, part: tuple[int, int] | None
+) -> str | None:
+    """Note that folder holds name (or one slice of it), or say why two shards cannot both hold it."""
+    k, n = part or (0, 1)
+    held = owners.setdefault(name, {})
+    if held and (0 in held or not k or counts[name] != n or k in held):
+        other = next(iter(held.values()))
+        return f"{name} is in two shards, {other} and {folder}" + (" (not slices of one count)" if part else "")
+    held[k], counts[name] = folder, n
+    return None
+
+
+def _same_inputs(folder: Path, name: str, key: str, keys: dict[str, str]) -> str | None:
+    if name not in keys:
+        return f"shard {folder} holds {name}, which has no runs among this merge's inputs"
+    if key != keys[name]:
+        return (
+            f"shard {folder} built {name} from other inputs, code or options than this merge reads; rebuild that shard"
+        )
+    return None
+
+
+def _uncovered(keys: dict[str, str], owners: dict[str, dict[int, Path]], counts: dict[str, int]) -> str | None:
+    """Why the shards do not hold every version whole (or every slice of it), or None."""
+    missing = sorted(set(keys) - set(owners))
+    if missing:
+        return f"no shard holds {', '.join(missing)}"
+    for name, held in sorted(owners.items()):
+        lacking = [k for k in range(1, counts[name] + 1) if k not in held] if 0 not in held else []
+        if lacking:
+            return f"no shard holds slice {lacking[0]}/{counts[name]} of {name}"
+    return None
 
 
 def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
@@ -101,8 +134,13 @@ def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
         versions, listed = manifest["shard"]["versions"], manifest["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}, not_shard
+    part = manifest["shard"].get("slice")
     shapes = [
         isinstance(versions, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in versions.items()),
+        part is None
+        or (
+            isinstance(part, list) and len(part) == 2 and all(type(x) is int for x in part) and 1 <= part[0] <= part[1]
+        ),
         isinstance(listed, dict)
         and all(isinstance(e, dict) and isinstance(e.get("sha256"), str) for e in listed.values()),
     ]
@@ -112,20 +150,24 @@ def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
 def _listed(
     folder: Path,
     manifest: dict[str, Any],
-    expected: Callable[[str], tuple[set[str], set[str]]],
+    expected: Expected,
     files: dict[str, ShardFile],
+    part: tuple[int, int] | None,
 ) -> str | None:
-    """Add the files a shard lists to files, or say which one no shard build writes, or which page it lacks."""
+    """Add the files a shard lists to files, or say which one no shard build writes, or which page it lacks: the
+    pages of a slice are those that fall in it, and its search bundles likewise (urls.slice_of)."""
     held = manifest["shard"]["versions"]
     for name in held:
-        pages, runs = expected(name)
+        pages, runs, slicer = expected(name)
+        if part:
+            pages = {p for p in pages if slicer.of(p, part[1]) == part[0]}
         for rel, entry in manifest["files"].items():
             why = confined(rel)
             if why:
                 return f"shard {folder} lists {rel!r}, which {why}; nothing was taken from it"
             if not rel.startswith(name + "/"):
                 continue
-            if rel not in pages and not _search_file(rel[len(name) + 1 :], runs):
+            if rel not in pages and not (_search_file(rel[len(name) + 1 :], runs) and _in_part(rel, part, slicer)):
                 return f"shard {folder} lists {rel}, which no shard build of {name} writes; nothing was taken from it"
             files[rel] = ShardFile(folder, rel, entry["sha256"])
         missing = sorted(pages - files.keys())
@@ -137,6 +179,12 @@ def _listed(
     if outside:
         return f"shard {folder} lists {outside[0]}, outside the versions it holds; nothing was taken from it"
     return None
+
+
+def _in_part(rel: str, part: tuple[int, int] | None, slicer: Slicer) -> bool:
+    """Whether a search bundle's file lies in the slice a shard was built as (any, for a shard of a whole version)."""
+    bundle = bundle_of(rel)
+    return part is None or (bundle is not None and slicer.of(bundle, part[1]) == part[0])
 
 
 def _search_file(rel: str, runs: set[str]) -> bool:
@@ -206,15 +254,20 @@ def scan_shard_file(rel: str, data: bytes) -> list[Finding]:
         return scan_text(rel, data)
 
 
-def shard_pages(release: Release) -> Callable[[str], tuple[set[str], set[str]]]:
-    """ "bench/version" -> (the site paths of the pages a shard build of that version writes, its runs' ids)."""
+Expected = Callable[[str], tuple[set[str], set[str], Slicer]]
+
+
+def shard_pages(release: Release) -> Expected:
+    """ "bench/version" -> (the site paths of the pages a shard build of that version writes, its runs' ids, and
+    which slice of it writes each file)."""
     app = create_app(release)
     by_name = {view.folder: view for view in release.views}
+    slicer = Slicer(release)
 
-    def expected(name: str) -> tuple[set[str], set[str]]:
+    def expected(name: str) -> tuple[set[str], set[str], Slicer]:
         view = by_name[name]
         with app.test_request_context():
             pages = {file_for(unquote(url_for(endpoint, **values))) for endpoint, values in version_pages(view)}
-        return pages, set(view.runs)
+        return pages, set(view.runs), slicer
 
     return expected

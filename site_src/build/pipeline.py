@@ -183,6 +183,7 @@ class Plan:
 
     versions: set[str] | None = None  # "bench/version" of the versions whose pages are rendered; None: all
     site_pages: bool = True
+    part: tuple[int, int] | None = None  # (k, n): of those pages and search bundles, only slice k of n
     shard_files: dict[str, merge.ShardFile] = field(default_factory=dict)
     problem: str | None = None
 
@@ -203,7 +204,7 @@ def plan_pages(release: Release, config: BuildConfig, cache: BuildCache | None) 
                 f"--only {config.only}: no benchmark version of that name has runs here; "
                 f"the versions are: {', '.join(sorted(names)) or 'none'}"
             )
-        plan.versions, plan.site_pages = {config.only}, False
+        plan.versions, plan.site_pages, plan.part = {config.only}, False, config.part
     if config.shards:
         from . import merge
 
@@ -261,8 +262,9 @@ def render(
     scan, options = Scan(scan_written), {"base_path": config.base_path, "build_date": config.build_date}
     with bar("rendering", " files", config.quiet) as progress:
         site.urls = freeze(release, site.folder, **options, progress=progress, skip=reuse, versions=plan.versions,
-                           site_pages=plan.site_pages, bytecode_cache=cache.bytecode_cache() if cache else None,
-                           scan=scan, sums=site.rendered)  # fmt: skip
+                           site_pages=plan.site_pages, part=plan.part,
+                           bytecode_cache=cache.bytecode_cache() if cache else None, scan=scan,
+                           sums=site.rendered)  # fmt: skip
     site.leaked += scan.found
     site.kept = {file_for(u) for u in site.urls if u in reuse}  # left as the last build wrote them
     timer.done("render")
@@ -276,11 +278,13 @@ def index(
 ) -> None:
     """The search bundles, one per run: those whose pages did not change are kept from the last build."""
     from ..site import search_index
+    from ..site.urls import slice_of
 
     todo = {
         name: pages
         for name, pages in search_index.bundles(release).items()
-        if plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions
+        if (plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions)
+        and (plan.part is None or slice_of(name, plan.part[1]) == plan.part[0])
     }
     site.bundle_keys = cache.bundle_keys(todo, release) if cache else {}
     for name, files in (cache.reusable_bundles(site.bundle_keys) if cache else {}).items():
@@ -303,6 +307,8 @@ def manifest(
     holds and the key of its inputs). What is not hashed yet (the search bundles) is read back and hashed."""
     only = config.only
     shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
+    if shard and config.part:
+        shard["slice"] = list(config.part)
     site.new = files_below(site.folder)
     site.listed = sorted({*site.new, *site.kept})
     site.leaked = write_manifest(site.folder, site.listed, release, redactions, site.sums, shard)

@@ -22,6 +22,12 @@ def fold(name: str) -> str:
     return hashlib.sha256(name.encode()).hexdigest()[:2]
 
 
+def slice_of(rel: str, count: int) -> int:
+    """Which of `count` slices (from 1) renders rel, a file of a version's pages (its site path) or one of its
+    search bundles (its folder): a stable hash, so every slice build and the merge agree without a list."""
+    return int(hashlib.sha256(rel.encode()).hexdigest()[:8], 16) % count + 1
+
+
 def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     """The site-absolute URL the app's route makes from (endpoint, values) for a transcript page or download, an
     item page, a page of the transcript list, a page of an entrant or a head-to-head page; None for any other page.

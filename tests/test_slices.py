@@ -1,0 +1,128 @@
+"""One version rendered in slices (`--only BENCH/VERSION --slice K/N`, as the jobs of a CI matrix would) and joined
+by build.py merge is the same site, byte for byte, as one build; a merge refuses slices that cannot make it."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import CONTENT, fold, tree_hash
+
+from site_src.cli import main
+from site_src.scoring.release import build_release
+from site_src.site.search_index import bundles
+from site_src.site.urls import slice_of
+
+TUCKER, PACK, RUBRIC = "tuckerbench/v1-pilot", "uzbek-pack/0.1.0", "halees-dual-layer/halees-dual-layer-v1"
+
+
+def run(runs: Path, *args: str) -> int:
+    return main(["--content", str(CONTENT), "--runs", str(runs), "--quiet", *args])
+
+
+def sliced(runs: Path, folder: Path, version: str, count: int) -> list[Path]:
+    out = []
+    for k in range(1, count + 1):
+        target = folder / f"{version.replace('/', '_')}-{k}-of-{count}"
+        assert run(runs, "--only", version, "--slice", f"{k}/{count}", "--out", str(target)) == 0
+        out.append(target)
+    return out
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, list[Path]]]:
+    from helpers import RUNS
+
+    root = tmp_path_factory.mktemp("slices")
+    runs = root / "runs"
+    shutil.copytree(RUNS, runs)
+    assert run(runs, "--out", str(root / "whole")) == 0
+    parts = {
+        TUCKER: sliced(runs, root, TUCKER, 3),
+        PACK: sliced(runs, root, PACK, 2),
+        RUBRIC: sliced(runs, root, RUBRIC, 1),
+    }
+    return runs, root, parts
+
+
+def test_slices_merged_in_any_order_are_byte_identical_to_one_build(built, tmp_path):
+    runs, root, parts = built
+    every = [shard for shards in parts.values() for shard in shards]
+    for seed in (1, 2):
+        random.Random(seed).shuffle(every)
+        out = tmp_path / f"merged-{seed}"
+        assert run(runs, "merge", *map(str, every), "--out", str(out)) == 0
+        assert tree_hash(out) == tree_hash(root / "whole")
+
+
+def test_each_slice_holds_the_files_that_fall_in_it_and_each_transcript_with_its_search_bundle(built, demo):
+    _, root, parts = built
+    indexing = {page: name for name, pages in bundles(build_release(demo)).items() for page in pages}
+    seen: set[str] = set()
+    for k, shard in enumerate(parts[TUCKER], start=1):
+        manifest = json.loads((shard / "publish-manifest.json").read_text(encoding="utf-8"))
+        assert manifest["shard"]["slice"] == [k, 3]
+        files = set(manifest["files"])
+        assert files and not files & seen
+        seen |= files
+        for rel in files:
+            folders = rel.split("/")
+            if folders[2] == "search":
+                assert slice_of("/".join(folders[:4]), 3) == k, rel  # the demo's runs are one bundle each
+            elif folders[2] == "t":
+                assert indexing[rel] + "/pagefind-entry.json" in files, rel  # indexed in the slice that renders it
+                tid = folders[4]
+                assert f"{TUCKER}/data/t/{fold(tid)}/{tid}.json" in files
+            elif folders[2:4] != ["data", "t"]:
+                assert slice_of(rel, 3) == k, rel
+    whole = json.loads((root / "whole/publish-manifest.json").read_text(encoding="utf-8"))
+    assert seen == {rel for rel in whole["files"] if rel.startswith(TUCKER + "/")}
+
+
+def test_a_merge_refuses_a_missing_slice_a_repeated_one_and_slices_of_two_counts(built, tmp_path, capsys):
+    runs, root, parts = built
+    others = [str(s) for s in parts[PACK] + parts[RUBRIC]]
+    out = str(tmp_path / "merged")
+    assert run(runs, "merge", *others, *map(str, parts[TUCKER][:2]), "--out", out) == 1
+    assert f"no shard holds slice 3/3 of {TUCKER}" in capsys.readouterr().err
+    assert run(runs, "merge", *others, *map(str, parts[TUCKER]), str(parts[TUCKER][0]), "--out", out) == 1
+    assert f"{TUCKER} is in two shards" in capsys.readouterr().err
+    two = sliced(runs, tmp_path, TUCKER, 2)
+    assert run(runs, "merge", *others, *map(str, parts[TUCKER][:2]), str(two[1]), "--out", out) == 1
+    assert "not slices of one count" in capsys.readouterr().err
+    assert not Path(out).exists()
+
+
+def test_a_slice_that_lists_a_page_of_another_slice_is_refused(built, tmp_path, capsys):
+    runs, root, parts = built
+    first, second = (tmp_path / "1", tmp_path / "2")
+    shutil.copytree(parts[TUCKER][0], first)
+    shutil.copytree(parts[TUCKER][1], second)
+    theirs = json.loads((second / "publish-manifest.json").read_text(encoding="utf-8"))["files"]
+    page = next(rel for rel in theirs if rel.endswith("index.html") and "/search/" not in rel)
+    manifest = json.loads((first / "publish-manifest.json").read_text(encoding="utf-8"))
+    manifest["files"][page] = theirs[page]
+    (first / page).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(second / page, first / page)
+    (first / "publish-manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    shards = [str(first), str(second), str(parts[TUCKER][2]), *map(str, parts[PACK] + parts[RUBRIC])]
+    assert run(runs, "merge", *shards, "--out", str(tmp_path / "m")) == 1
+    assert f"lists {page}, which no shard build of {TUCKER} writes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--slice", "2/3"], "give that version with --only"),
+        (["--only", TUCKER, "--slice", "4/3"], "is not K/N with 1 <= K <= N <= 256"),
+        (["--only", TUCKER, "--slice", "x"], "is not K/N"),
+        (["--only", TUCKER, "--slice", "1/300"], "is not K/N"),
+    ],
+)
+def test_slice_options_are_checked(args, said, capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main([*args, "--out", str(tmp_path / "s")])
+    assert said in capsys.readouterr().err
