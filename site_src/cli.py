@@ -23,7 +23,9 @@ from .systems import PluginError, systems
 # Scoring, importing and rendering are imported by the commands that use them: a rebuild with nothing changed
 # answers before any of them (scipy, altair, Flask) is loaded.
 
-COMMANDS = ("build", "check", "scores", "serve", "review-kit", "import", "merge", "diff", "init", "systems")
+COMMANDS = (
+    "build", "check", "scores", "serve", "review-kit", "import", "merge", "diff", "init", "systems", "matrix"
+)  # fmt: skip
 # option dest -> (flags, argparse keywords, the commands it applies to, its default per command)
 OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     "content": (
@@ -78,6 +80,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
         ("--slice",),
         {"metavar": "K/N", "help": "with --only: render only slice K of N of that version (joined by build.py merge)"},
         {"build": None},
+    ),
+    "slices": (
+        ("--slices",),
+        {"type": int, "metavar": "N", "help": "render each version in N slices, a job each (default: 1)"},
+        {"matrix": 1},
     ),
     "fresh": (
         ("--fresh",),
@@ -177,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
         "diff": "what changed between two built sites (OLD NEW): rows, ranks, scores with paired intervals, flips",
         "init": "write a project to start from (FOLDER, default: here): a benchmark to edit, runs/, deploy files",
         "systems": "list the evaluation systems installed (those shipped and those added by plugins)",
+        "matrix": "print a CI matrix (JSON): a job per slice of each version ([VERSION…], default: those with runs)",
     }
     for command in COMMANDS:
         p = sub.add_parser(command, help=helps[command])
@@ -189,6 +197,8 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("old", help="the earlier built site: a _site folder, or the URL of the published site")
             p.add_argument("new", help="the later built site")
             p.add_argument("--format", choices=("text", "markdown", "json"), default="text", dest="diff_format")
+        if command == "matrix":
+            p.add_argument("versions", nargs="*", help="BENCHMARK/VERSION names (default: every version with runs)")
         if command == "init":
             p.add_argument("folder", nargs="?", default=".", help="where to write the project (default: here)")
         if command == "import":
@@ -278,11 +288,44 @@ def main(argv: list[str] | None = None) -> int:
         return init(Path(args.folder), args.benchmark, args.example)
     if args.command == "systems":
         return _list_systems()
+    if args.command == "matrix":
+        return _matrix(args)
     if args.command in ("build", "merge"):
         from .build import build
 
         return build(_config(args))
     return _read_and_report(args)
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    """The jobs of a sliced build as a GitHub Actions matrix, on one line of JSON: {"include": [{"version",
+    "slice", "name"}, ...]}, at most MAX_SLICES jobs (a matrix's limit)."""
+    import json
+
+    versions = list(args.versions)
+    if not versions:  # read (and check) the project for the versions that have runs
+        project = load_project(Path(args.content), _roots(args), Problems())
+        if _report_problems(project, args.strict):
+            return 1
+        versions = [f"{b.id}/{v.id}" for b in project.benchmarks for v in b.versions if v.runs]
+    n = args.slices
+    if not 1 <= n <= MAX_SLICES or len(versions) * n > MAX_SLICES:
+        print(f"error: {len(versions)} versions in {n} slices make {len(versions) * n} jobs; a matrix holds "
+              f"1 to {MAX_SLICES}: choose fewer slices", file=sys.stderr)  # fmt: skip
+        return 1
+    jobs = [
+        {"version": v, "slice": f"{k}/{n}", "name": f"{v.replace('/', '--')}--{k}-of-{n}"}
+        for v in versions
+        for k in range(1, n + 1)
+    ]
+    print(json.dumps({"include": jobs}, separators=(",", ":")))
+    return 0
+
+
+def _report_problems(project: Any, strict: bool) -> bool:
+    from .build.report import problems
+
+    return problems(project, strict)
 
 
 def _list_systems() -> int:

@@ -126,3 +126,15 @@ def test_slice_options_are_checked(args, said, capsys, tmp_path):
     with pytest.raises(SystemExit):
         main([*args, "--out", str(tmp_path / "s")])
     assert said in capsys.readouterr().err
+
+
+def test_the_matrix_lists_a_job_per_slice_of_each_version_within_a_matrixs_256(capsys, runs_copy):
+    assert main(["matrix", "--slices", "3", "a/v1", "b/v2"]) == 0
+    jobs = json.loads(capsys.readouterr().out)["include"]
+    assert [(j["version"], j["slice"]) for j in jobs] == [(v, f"{k}/3") for v in ("a/v1", "b/v2") for k in (1, 2, 3)]
+    assert len({j["name"] for j in jobs}) == 6
+    assert main(["--content", str(CONTENT), "--runs", str(runs_copy), "matrix", "--slices", "2"]) == 0
+    listed = {j["version"] for j in json.loads(capsys.readouterr().out)["include"]}
+    assert listed == {TUCKER, PACK, RUBRIC}  # read from the runs
+    assert main(["matrix", "--slices", "129", "a/v1", "b/v2"]) == 1
+    assert "2 versions in 129 slices make 258 jobs; a matrix holds 1 to 256" in capsys.readouterr().err
