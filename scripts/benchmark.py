@@ -284,6 +284,70 @@ def _host_line(count: int, m: Measure, note: str) -> None:
           f"{fits}{note}")  # fmt: skip
 
 
+WHOLE_VERSION = ("read", "score", "secret scan")  # what every slice does for the whole version
+
+
+def by_slices(entrants: int, size: int, count: int, runners: int = 16, projected: int = 1_000_000) -> None:
+    """The sliced pipeline on this machine, one process after another, as `build.py --only --slice K/N` and
+    `build.py merge` run on the runners of a matrix: each slice's wall time, CPU and peak memory, the merge's, a
+    whole build's for comparison and the byte check of the merged site against it; then the wall time projected for
+    `projected` transcripts on `runners` runners (see project_slices)."""
+    repetitions = max(1, round(size / (6 * entrants)))
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "1796040000")  # every slice and the merge must build alike
+    with tempfile.TemporaryDirectory() as tmp:
+        n = synthesise(Path(tmp) / "runs", entrants, repetitions)
+        cmd = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
+        print(f"{n:,} transcripts in one version, {count} slices, one after another")
+        print(
+            f"{'':>9} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'whole-version phases s':>23} {'slice phases s':>15}"
+        )
+        slices = []
+        for k in range(1, count + 1):
+            out = f"{tmp}/slice-{k}"
+            slices.append(timed([*cmd, "--only", "tuckerbench/v1-pilot", "--slice", f"{k}/{count}", "--out", out]))
+            _slice_line(f"slice {k}", slices[-1])
+        merge = timed([*cmd, "merge", *(f"{tmp}/slice-{k}" for k in range(1, count + 1)), "--out", f"{tmp}/site"])
+        _slice_line("merge", merge)
+        whole = timed([*cmd, "--out", f"{tmp}/whole"])
+        _slice_line("one build", whole)
+        same = tree_digest(Path(tmp) / "site") == tree_digest(Path(tmp) / "whole")
+    cpu = sum(s[3] for s in slices) + merge[3]
+    print(f"total CPU {cpu:.0f} s (one build: {whole[3]:.0f} s); largest slice {max(s[0] for s in slices):.1f} s "
+          f"wall, {max(s[1] for s in slices):.0f} MB; merge {merge[0]:.1f} s wall, {merge[1]:.0f} MB, "
+          f"{merge[3] / cpu:.0%} of the CPU")  # fmt: skip
+    print(f"the merged site is {'byte-identical to' if same else 'NOT the same as'} one build's")
+    project_slices(n, slices, merge, runners, projected)
+
+
+def _phases(totals: dict[str, float]) -> tuple[float, float]:
+    """(the whole-version phases' seconds, the other phases') of a build's printed totals."""
+    fixed = sum(totals.get(p, 0.0) for p in WHOLE_VERSION)
+    return fixed, sum(s for p, s in totals.items() if p != "total") - fixed
+
+
+def _slice_line(name: str, got: tuple[float, float, dict[str, float], float]) -> None:
+    seconds, peak, totals, cpu = got
+    fixed, rest = _phases(totals)
+    print(f"{name:>9} {seconds:>8.1f} {cpu:>8.1f} {peak:>8.0f} {fixed:>23.1f} {rest:>15.1f}")
+
+
+def project_slices(n: int, slices: list, merge: tuple, runners: int, projected: int) -> None:  # noqa: ANN001
+    """Wall time for `projected` transcripts in one version on `runners` runners, one slice each, from the measured
+    phases: a slice's whole-version phases (read, score, secret scan: every slice does them for the whole version)
+    grow with the transcripts; the slice phases (render, search index, backstop, manifest, put in place) summed over
+    the slices grow with the transcripts and are shared by the runners; the merge (which reads and scores the whole
+    release, takes every file and renders the site-wide pages) grows with the transcripts; start-up is left out.
+    Measured at a size where start-up is small against the rest (100,000), the projection is close to linear."""
+    scale = projected / n
+    fixed = max(_phases(s[2])[0] for s in slices)
+    shared = sum(_phases(s[2])[1] for s in slices)
+    slice_wall = (fixed + shared / runners) * scale
+    merge_wall = merge[0] * scale
+    print(f"projected for {projected:,} transcripts on {runners} runners: a slice {slice_wall / 60:.1f} min "
+          f"({fixed * scale / 60:.1f} min of it the whole version's read, score and scan), then the merge "
+          f"{merge_wall / 60:.1f} min: {(slice_wall + merge_wall) / 60:.1f} min in all")  # fmt: skip
+
+
 def growth(now: tuple[int, float], before: tuple[int, float] | None) -> str:
     """MB per 1,000 transcripts more, from (transcripts, MB) of the size before; blank for the first size."""
     return f"{(now[1] - before[1]) / (now[0] - before[0]) * 1000:17.1f}" if before else f"{'':>17}"
@@ -405,7 +469,11 @@ def main() -> None:
     parser.add_argument(
         "--sizes", help="comma-separated transcript counts: one whole run per size, each in its own process"
     )
+    parser.add_argument("--sliced", type=int, metavar="N", help="run the sliced pipeline: N slices, then the merge")
+    parser.add_argument("--size", type=int, default=100_000, help="with --sliced: transcripts (default: 100,000)")
     args = parser.parse_args()
+    if args.sliced:
+        return by_slices(args.entrants, args.size, args.sliced)
     if args.sizes:
         return by_size(args.entrants, [int(n) for n in args.sizes.split(",")])
     with tempfile.TemporaryDirectory() as tmp:

@@ -48,3 +48,23 @@ def test_the_benchmark_by_size_runs_build_py_and_prints_the_growth_of_its_memory
     assert [r[0] for r in rows] == ["12", "24"], done.stdout
     for peak, growth in ((4, 5), (6, 7)):  # a full build's, then a rebuild's after one run was judged again
         assert all(int(r[peak]) > 0 for r in rows) and not rows[0][growth].strip() and rows[1][growth].strip()
+    hosts = re.findall(r"^ +(\d+) +([\d.]+) +(\d+) +(\d+) +([\d.]+)  (.*)$", done.stdout, re.M)
+    assert [h[0] for h in hosts] == ["12", "24", "1000000"], done.stdout
+    assert "github-pages, netlify, cloudflare, cloudflare-paid" in hosts[0][5]  # a small site fits every host
+    assert "projected from 12 and 24" in hosts[2][5] and "not github-pages" in hosts[2][5]
+
+
+def test_the_sliced_benchmark_runs_each_slice_and_the_merge_and_checks_the_merged_site_byte_for_byte():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/benchmark.py"), "--entrants", "2", "--sliced", "2", "--size", "24"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = re.findall(
+        r"^ *(slice \d|merge|one build) +([\d.]+) +([\d.]+) +(\d+) +([\d.]+) +([\d.]+)$", done.stdout, re.M
+    )
+    assert [r[0] for r in rows] == ["slice 1", "slice 2", "merge", "one build"], done.stdout
+    assert "the merged site is byte-identical to one build's" in done.stdout
+    assert re.search(r"^projected for 1,000,000 transcripts on 16 runners: a slice [\d.]+ min", done.stdout, re.M)
