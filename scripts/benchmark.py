@@ -42,6 +42,8 @@ from jinja2 import Environment, FileSystemLoader
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hugo_anchor import against_hugo  # noqa: E402
+
 from site_src.build.manifest import write_manifest  # noqa: E402
 from site_src.build.scanning import scan_release  # noqa: E402
 from site_src.hosts import HOSTS, MIB, Measure, exceeded  # noqa: E402
@@ -284,6 +286,16 @@ def _host_line(count: int, m: Measure, note: str) -> None:
           f"{fits}{note}")  # fmt: skip
 
 
+def hugo_comparison(entrants: int, repetitions: int, rounds: int) -> None:
+    """build.py's whole publish against Hugo + Pagefind over the same synthetic transcripts (hugo_anchor.py)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        synthesise(tmp_path / "runs", entrants, repetitions)
+        release = build_release(load_project(tmp_path / "content", [tmp_path / "runs"], Problems()))
+        build = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
+        against_hugo(release, tmp_path, build, rounds, timed)
+
+
 WHOLE_VERSION = ("read", "score", "secret scan")  # what every slice does for the whole version
 
 
@@ -469,11 +481,14 @@ def main() -> None:
     parser.add_argument(
         "--sizes", help="comma-separated transcript counts: one whole run per size, each in its own process"
     )
+    parser.add_argument("--against-hugo", type=int, metavar="ROUNDS", help="the whole publish against Hugo + Pagefind")
     parser.add_argument("--sliced", type=int, metavar="N", help="run the sliced pipeline: N slices, then the merge")
     parser.add_argument("--size", type=int, default=100_000, help="with --sliced: transcripts (default: 100,000)")
     args = parser.parse_args()
     if args.sliced:
         return by_slices(args.entrants, args.size, args.sliced)
+    if args.against_hugo:
+        return hugo_comparison(args.entrants, args.repetitions, args.against_hugo)
     if args.sizes:
         return by_size(args.entrants, [int(n) for n in args.sizes.split(",")])
     with tempfile.TemporaryDirectory() as tmp:

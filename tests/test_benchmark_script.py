@@ -68,3 +68,27 @@ def test_the_sliced_benchmark_runs_each_slice_and_the_merge_and_checks_the_merge
     assert [r[0] for r in rows] == ["slice 1", "slice 2", "merge", "one build"], done.stdout
     assert "the merged site is byte-identical to one build's" in done.stdout
     assert re.search(r"^projected for 1,000,000 transcripts on 16 runners: a slice [\d.]+ min", done.stdout, re.M)
+
+
+def test_the_whole_publish_is_timed_against_hugo_and_pagefind_in_alternating_rounds():
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts/benchmark.py"),
+            "--entrants",
+            "2",
+            "--repetitions",
+            "2",
+            "--against-hugo",
+            "2",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    head = r"^the whole publish of 24 transcripts: build\.py against v0\.\d+\.\d+\S* \+ Pagefind"
+    assert re.search(head, done.stdout, re.M), done.stdout
+    rounds = re.findall(r"^  round (\d): (build\.py|Hugo) +[\d.]+ s wall", done.stdout, re.M)
+    assert rounds == [("1", "build.py"), ("1", "Hugo"), ("2", "Hugo"), ("2", "build.py")]  # who goes first alternates
+    assert re.search(r"build\.py / Hugo \+ Pagefind = [\d.]+$", done.stdout, re.M)

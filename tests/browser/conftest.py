@@ -32,7 +32,7 @@ def site_url(built_site: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def chromium_browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: run sh tests/install-chromium.sh")
+        pytest.fail("Chromium is missing: run sh tests/install-debian-tools.sh")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
