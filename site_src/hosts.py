@@ -36,48 +36,34 @@ class Host:
         return [(what, most) for what, most in named if most is not None]
 
 
+_GITHUB = "GitHub Pages limits: a published site may be no larger than 1 GB; GitHub blocks files larger than 100 MiB"
+_NETLIFY = "Netlify's site deploys overview: a deploy fails when a folder holds more than 54,000 files"
+_CLOUDFLARE = "Cloudflare Pages limits: {} files a site on {} plan, 25 MiB a file"
 HOSTS: dict[str, Host] = {
     host.name: host
     for host in (
-        Host(
-            "github-pages",
-            "GitHub Pages",
-            site_bytes=GB,
-            files=None,
-            folder_entries=None,
-            file_bytes=100 * MIB,
-            documented="GitHub Pages limits: a published site may be no larger than 1 GB; GitHub blocks files "
-            "larger than 100 MiB",
-        ),
-        Host(
-            "netlify",
-            "Netlify",
-            site_bytes=None,
-            files=None,
-            folder_entries=54_000,
-            file_bytes=None,
-            documented="Netlify's site deploys overview: a deploy fails when a folder holds more than 54,000 files",
-        ),
+        Host("github-pages", "GitHub Pages", GB, None, None, 100 * MIB, _GITHUB),
+        Host("netlify", "Netlify", None, None, 54_000, None, _NETLIFY),
         Host(
             "cloudflare",
             "Cloudflare Pages (free plan)",
-            site_bytes=None,
-            files=20_000,
-            folder_entries=None,
-            file_bytes=25 * MIB,
-            documented="Cloudflare Pages limits: 20,000 files a site on the free plan, 25 MiB a file",
-        ),
+            None,
+            20_000,
+            None,
+            25 * MIB,
+            _CLOUDFLARE.format("20,000", "the free"),
+        ),  # fmt: skip
         Host(
             "cloudflare-paid",
             "Cloudflare Pages (paid plan)",
-            site_bytes=None,
-            files=100_000,
-            folder_entries=None,
-            file_bytes=25 * MIB,
-            documented="Cloudflare Pages limits: 100,000 files a site on a paid plan, 25 MiB a file",
-        ),
+            None,
+            100_000,
+            None,
+            25 * MIB,
+            _CLOUDFLARE.format("100,000", "a paid"),
+        ),  # fmt: skip
     )
-}
+}  # each: name, title, site size, files, entries in one folder, file size (None: none documented), source
 
 
 @dataclass(frozen=True)
