@@ -46,7 +46,7 @@ from hugo_anchor import against_hugo  # noqa: E402
 
 from site_src.build.manifest import write_manifest  # noqa: E402
 from site_src.build.scanning import scan_release  # noqa: E402
-from site_src.hosts import HOSTS, MIB, Measure, exceeded  # noqa: E402
+from site_src.hosts import HOSTS, MIB, Measure, exceeded, summary  # noqa: E402
 from site_src.outdir import files_below  # noqa: E402
 from site_src.problems import Problems  # noqa: E402
 from site_src.readers.content import files_hash, sha256_bytes  # noqa: E402
@@ -323,6 +323,13 @@ def by_slices(entrants: int, size: int, count: int, runners: int = 16, projected
         whole = timed([*cmd, "--out", f"{tmp}/whole"])
         _slice_line("one build", whole)
         same = tree_digest(Path(tmp) / "site") == tree_digest(Path(tmp) / "whole")
+        site = Measure.of_folder(Path(tmp) / "site")
+    print(
+        f"the site: {site.site_bytes / 1e6:,.1f} MB, {site.files:,} files, fullest folder {site.folder_entries:,} "
+        f"entries ({site.fullest_folder}/), largest file {site.file_bytes / MIB:.1f} MiB ({site.largest_file})"
+    )
+    for host in HOSTS.values():
+        print(f"  {host.name}: " + ("; ".join(exceeded(host, site)) or summary(host, site)))
     cpu = sum(s[3] for s in slices) + merge[3]
     print(f"total CPU {cpu:.0f} s (one build: {whole[3]:.0f} s); largest slice {max(s[0] for s in slices):.1f} s "
           f"wall, {max(s[1] for s in slices):.0f} MB; merge {merge[0]:.1f} s wall, {merge[1]:.0f} MB, "

@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .results import plural
-
 GB = 1000**3
 MIB = 1 << 20
 
@@ -130,7 +128,7 @@ def amount(what: str, n: int) -> str:
         return f"{n / 1e6:,.1f} MB"
     if what == "file size" and n >= 100_000:
         return f"{n / MIB:,.1f} MiB"
-    return plural(n, "byte") if what in ("site size", "file size") else f"{n:,}"
+    return f"{n:,} bytes" if what in ("site size", "file size") else f"{n:,}"
 
 
 def exceeded(host: Host, measure: Measure) -> list[str]:

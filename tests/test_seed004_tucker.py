@@ -358,3 +358,34 @@ def test_seed004_dimensions_csv_matches_the_judgment_files_and_says_no_score_onl
         for dim, title in titles.items():
             expected = sum(means[(entrant, dim)]) / len(means[(entrant, dim)])
             assert float(rows[(labels[entrant], title)]["value"]) == pytest.approx(expected, abs=5e-4)
+
+
+def test_the_judge_report_reads_a_runs_judgments_a_bounded_number_of_times(demo):
+    """A run's judgments are kept on disk by the build and decoded each time they are asked for: the report must ask
+    for them a few times in all, not once per judgment (at 100,000 transcripts that took the build for ever)."""
+    from site_src.systems.tuckerbench.judges import run_report
+
+    class Counted(list):
+        asked = 0
+
+        def __len__(self) -> int:
+            Counted.asked += 1
+            return super().__len__()
+
+        def __iter__(self):  # noqa: ANN204
+            Counted.asked += 1
+            return super().__iter__()
+
+    from site_src.scoring.release import build_release
+
+    view = build_release(demo).view("tuckerbench", "v1-pilot")
+    run = next(iter(view.version.runs))
+    run.judgments = Counted(run.judgments)
+    try:
+        kinds = {i.id: i.kind for i in view.version.items}
+        report = run_report(run, view.version, kinds, view.scored.transcripts)
+    finally:
+        run.judgments = list(run.judgments)
+    assert len(run.judgments) > 20
+    assert sum(report.parse_failures[j][2] for j in report.judges) == len(run.judgments)
+    assert Counted.asked <= 8

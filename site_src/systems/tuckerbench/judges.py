@@ -228,10 +228,11 @@ def run_report(
     d: TuckerDefinition = version.definition
     tokens: dict[str, dict[str, int]] = defaultdict(lambda: {"input_tokens": 0, "output_tokens": 0})
     failures = {j.id: [0, 0, 0, 0] for j in run.judges}
-    for n, j in enumerate([*run.judgments, *run.calibration]):
+    judged = list(run.judgments)  # decoded once: a stored run keeps its judgments on disk (build/store.StoredList)
+    for n, j in enumerate([*judged, *run.calibration]):
         failures[j.judge_id][1] += 1
         failures[j.judge_id][0] += j.parse_status != "ok"
-        failures[j.judge_id][2 if n < len(run.judgments) else 3] += 1
+        failures[j.judge_id][2 if n < len(judged) else 3] += 1
         for k in ("input_tokens", "output_tokens"):
             tokens[j.judge_id][k] += j.usage.get(k, 0)
     for t in run.transcripts:
