@@ -64,7 +64,9 @@ def confined(rel: object) -> str | None:
 def gather(shards: list[Path], keys: dict[str, str], expected: Expected) -> tuple[dict[str, ShardFile], str | None]:
     """Each version's files from the shard that holds it (site path -> file), or why the shards cannot make this
     release. keys: "bench/version" -> the key of the inputs this merge reads; expected(name) -> (the site paths of
-    that version's pages, its runs' ids): a shard must list every page, and nothing but pages and search bundles."""
+    that version's pages, its runs' ids, which slice writes each file): a shard must list every page (of its slice),
+    and nothing but pages and search bundles (of its slice). A version comes whole from one shard, or from every
+    slice of one count."""
     files: dict[str, ShardFile] = {}
     owners: dict[str, dict[int, Path]] = {}  # version -> its slices' shards, by slice (0: the version whole)
     counts: dict[str, int] = {}  # version -> how many slices it was built in (1: whole)
@@ -96,7 +98,8 @@ def _claim(
     held = owners.setdefault(name, {})
     if held and (0 in held or not k or counts[name] != n or k in held):
         other = next(iter(held.values()))
-        return f"{name} is in two shards, {other} and {folder}" + (" (not slices of one count)" if part else "")
+        counted = " (not slices of one count)" if k and counts[name] != n else ""
+        return f"{name} is in two shards, {other} and {folder}{counted}"
     held[k], counts[name] = folder, n
     return None
 
@@ -155,7 +158,7 @@ def _listed(
     part: tuple[int, int] | None,
 ) -> str | None:
     """Add the files a shard lists to files, or say which one no shard build writes, or which page it lacks: the
-    pages of a slice are those that fall in it, and its search bundles likewise (urls.slice_of)."""
+    pages of a slice are those that fall in it, and its search bundles likewise (slicing.Slicer)."""
     held = manifest["shard"]["versions"]
     for name in held:
         pages, runs, slicer = expected(name)

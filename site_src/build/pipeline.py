@@ -284,7 +284,7 @@ def index(
         name: pages
         for name, pages in search_index.bundles(release).items()
         if (plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions)
-        and (plan.part is None or slice_of(name, plan.part[1]) == plan.part[0])
+        and (plan.part is None or slice_of(name, plan.part[1]) == plan.part[0])  # a bundle: by its folder (Slicer)
     }
     site.bundle_keys = cache.bundle_keys(todo, release) if cache else {}
     for name, files in (cache.reusable_bundles(site.bundle_keys) if cache else {}).items():
