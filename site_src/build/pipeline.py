@@ -278,13 +278,14 @@ def index(
 ) -> None:
     """The search bundles, one per run: those whose pages did not change are kept from the last build."""
     from ..site import search_index
-    from ..site.urls import slice_of
+    from ..site.slicing import Slicer
 
+    slicer = Slicer(release) if plan.part else None
     todo = {
         name: pages
         for name, pages in search_index.bundles(release).items()
         if (plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions)
-        and (plan.part is None or slice_of(name, plan.part[1]) == plan.part[0])  # a bundle: by its folder (Slicer)
+        and (not slicer or slicer.of(name, plan.part[1]) == plan.part[0])  # type: ignore[index]
     }
     site.bundle_keys = cache.bundle_keys(todo, release) if cache else {}
     for name, files in (cache.reusable_bundles(site.bundle_keys) if cache else {}).items():

@@ -1,8 +1,10 @@
 """Which slice of a version renders each of its files (`build.py --only BENCH/VERSION --slice K/N`).
 
-A transcript's page and its download go with the search bundle that indexes the page, since a slice indexes the
-bundles from the pages it rendered; a bundle, and every other file, goes by the stable hash of its own path
-(urls.slice_of). So every slice build and the merge agree on it without a list."""
+A transcript's page and its download go with the search bundle that indexes the page, since a slice indexes its
+bundles from the pages it rendered; and the bundles, which carry nearly all of a version's pages, are dealt to the
+slices so that each gets about as many pages: largest first, each to the slice that has the fewest so far (ties
+to the first). Every other file goes by the stable hash of its own path (urls.slice_of). Every slice build and the
+merge read the same release, so they agree on all of it without a list."""
 
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ from .urls import slice_of
 
 class Slicer:
     def __init__(self, release: Release) -> None:
-        self._bundle = {page: name for name, pages in bundles(release).items() for page in pages}
+        found = bundles(release)
+        self._bundle = {page: name for name, pages in found.items() for page in pages}
+        self._pages = {name: len(pages) for name, pages in found.items()}
+        self._dealt: dict[int, dict[str, int]] = {}
 
     def of(self, rel: str, count: int) -> int:
         """Which of count slices (from 1) renders a file of the site (its site path) or a search bundle (its
@@ -21,4 +26,18 @@ class Slicer:
         parts = rel.split("/")
         if len(parts) == 6 and parts[2] == "data" and parts[3] == "t":  # a transcript's download: with its page
             rel = f"{parts[0]}/{parts[1]}/t/{parts[4]}/{parts[5].removesuffix('.json')}/index.html"
-        return slice_of(self._bundle.get(rel, rel), count)
+        bundle = self._bundle.get(rel, rel)
+        return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
+
+    def _deal(self, count: int) -> dict[str, int]:
+        """Each bundle's slice: each version's bundles dealt to count slices, largest first, to the least loaded."""
+        if count not in self._dealt:
+            loads: dict[str, list[int]] = {}  # version -> pages dealt to each slice so far
+            dealt = {}
+            for name in sorted(self._pages, key=lambda n: (-self._pages[n], n)):
+                load = loads.setdefault("/".join(name.split("/")[:2]), [0] * count)
+                k = min(range(count), key=lambda i: (load[i], i))
+                load[k] += self._pages[name]
+                dealt[name] = k + 1
+            self._dealt[count] = dealt
+        return self._dealt[count]
