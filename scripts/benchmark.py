@@ -56,7 +56,7 @@ from site_src.scoring.release import build_release  # noqa: E402
 from site_src.site.app import CSP, FILTERS, create_app, transcript_context  # noqa: E402
 from site_src.site.downloads import LIST_PART  # noqa: E402
 from site_src.site.freeze import freeze, render_urls  # noqa: E402
-from site_src.site.search_index import bundles, index_for_search  # noqa: E402
+from site_src.site.search_index import bundles, index_for_search, parts_of  # noqa: E402
 from site_src.site.urls import fold  # noqa: E402
 
 VERSION = ROOT / "content/tuckerbench/versions/v1-pilot"
@@ -254,9 +254,9 @@ def largest_files(site: Path, top: int = 20) -> dict[str, int]:
 def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected: int = 1_000_000) -> None:
     """What each size's site holds against the hosts' limits (build.py --host), then a million transcripts'
     projected from the two largest sizes: bytes and files grow in step with the transcripts; the fullest folder is
-    a 256th of them, 5% over (site layout 2), or a fuller folder's (a run's search fragments) grown along the line
-    through its two sizes; each of the largest files likewise, but a part of the transcript list stops at LIST_PART
-    transcripts, and the folders of 256 at 256 entries."""
+    a 256th of them, 5% over (site layout 2), or a fuller folder's grown along the line through its two sizes; each
+    of the largest files likewise, but a part of the transcript list stops at LIST_PART transcripts, the folders of
+    256 at 256 entries, and a run's search fragments at its part's share, 10% over (search_index.parts_of)."""
     print(f"\n{'transcripts':>11} {'site MB':>9} {'files':>9} {'fullest folder':>15} {'largest file MiB':>17}  hosts")
     for count, m, _ in measures:
         _host_line(count, m, "")
@@ -270,6 +270,9 @@ def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected:
             grown[rel] = big1[rel] * min(scale, LIST_PART / n1)
         if re.search(r"/(t|data/t|items)/$", rel):
             grown[rel] = 256
+        if rel.endswith("/fragment/"):  # a run's search bundle: split in parts of PAGES_PER_BUNDLE on average
+            pages = big1[rel] * scale
+            grown[rel] = pages / parts_of(round(pages)) * 1.1
     files = [rel for rel in grown if not rel.endswith("/")]
     largest = max(files, key=lambda rel: grown[rel])
     fullest = max((rel for rel in grown if rel.endswith("/")), key=lambda rel: grown[rel])
