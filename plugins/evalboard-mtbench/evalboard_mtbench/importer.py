@@ -12,13 +12,11 @@ mode). A model's answers that are already imported are never replaced.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from site_src.jsonio import read_bytes
 from site_src.problems import InputError
-from site_src.readers.content import sha256_bytes
 from site_src.readers.importplan import ImportFailed, ImportPlan
 
 MAX_BYTES = 256 * 1024 * 1024
@@ -129,15 +127,8 @@ def plan(
         verdicts = b"".join(line for line, v in pairs if v.get("model_1") == model and model != baseline)
         files |= {"single.jsonl": grades} if grades else {}
         files |= {"pair.jsonl": verdicts} if verdicts else {}
-        run_id = re.sub(r"[^a-z0-9.]+", "-", model.lower()).strip("-.")[:80] or "model"
-        if run_id in out.runs:
-            raise ImportFailed(f"{path}: model {model!r} is given twice")
-        meta = {"format": "mt-bench-run", "format_version": 1, "benchmark": bench_id, "version": version,
-                "run_id": run_id, "demo": False, "entrant": {"id": run_id, "label": model}, "model": model,
-                "files": {k: sha256_bytes(v) for k, v in files.items()},
-                "source": f"FastChat llm_judge files: {path.name} and {judge}'s judgments"}  # fmt: skip
-        out.runs[run_id] = {"mt-bench-run.json": (json.dumps(meta, indent=2) + "\n").encode(), **files}
-        out.sources[run_id] = str(path)
+        source = f"FastChat llm_judge files: {path.name} and {judge}'s judgments"
+        out.add_model_run(path, "mt-bench-run", version, model, files, source)
     return out
 
 

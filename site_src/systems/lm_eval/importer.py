@@ -17,7 +17,6 @@ from typing import Any
 
 from ...jsonio import read_bytes
 from ...problems import InputError
-from ...readers.content import sha256_bytes
 from ...readers.importplan import ImportFailed, ImportPlan
 from .reader import MAX_FILE_BYTES, parse_json, prompt_of
 
@@ -145,15 +144,8 @@ def plan(
         for d in docs:
             all_docs.setdefault((d["task"], d["doc_id"]), d)
         model = str(results.get("model_name") or path.parent.name)
-        run_id = re.sub(r"[^a-z0-9.]+", "-", model.lower()).strip("-.")[:80] or "model"
-        if run_id in out.runs:
-            raise ImportFailed(f"{path}: model {model!r} is given twice")
-        meta = {"format": "lm-eval-run", "format_version": 1, "benchmark": bench_id, "version": version,
-                "run_id": run_id, "demo": False, "entrant": {"id": run_id, "label": model}, "model": model,
-                "files": {k: sha256_bytes(v) for k, v in files.items()},
-                "source": f"lm-evaluation-harness output: {path.name}, {len(files) - 1} samples file(s)"}  # fmt: skip
-        out.runs[run_id] = {"lm-eval-run.json": (json.dumps(meta, indent=2) + "\n").encode(), **files}
-        out.sources[run_id] = str(path)
+        source = f"lm-evaluation-harness output: {path.name}, {len(files) - 1} samples file(s)"
+        out.add_model_run(path, "lm-eval-run", version, model, files, source)
     if bench_dir is None and spec is not None:
         names = ", ".join(spec["tasks"])
         out.content = {
