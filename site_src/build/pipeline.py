@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -183,7 +183,7 @@ class Plan:
 
     versions: set[str] | None = None  # "bench/version" of the versions whose pages are rendered; None: all
     site_pages: bool = True
-    part: tuple[int, int] | None = None  # (k, n): of those pages and search bundles, only slice k of n
+    in_slice: Callable[[str], bool] | None = None  # of those pages and search bundles, only one slice's (--slice)
     shard_files: dict[str, merge.ShardFile] = field(default_factory=dict)
     problem: str | None = None
 
@@ -204,7 +204,11 @@ def plan_pages(release: Release, config: BuildConfig, cache: BuildCache | None) 
                 f"--only {config.only}: no benchmark version of that name has runs here; "
                 f"the versions are: {', '.join(sorted(names)) or 'none'}"
             )
-        plan.versions, plan.site_pages, plan.part = {config.only}, False, config.part
+        plan.versions, plan.site_pages = {config.only}, False
+        if config.part:
+            from ..site.slicing import Slicer
+
+            plan.in_slice = Slicer(release).within(*config.part)
     if config.shards:
         from . import merge
 
@@ -262,7 +266,7 @@ def render(
     scan, options = Scan(scan_written), {"base_path": config.base_path, "build_date": config.build_date}
     with bar("rendering", " files", config.quiet) as progress:
         site.urls = freeze(release, site.folder, **options, progress=progress, skip=reuse, versions=plan.versions,
-                           site_pages=plan.site_pages, part=plan.part,
+                           site_pages=plan.site_pages, in_slice=plan.in_slice,
                            bytecode_cache=cache.bytecode_cache() if cache else None, scan=scan,
                            sums=site.rendered)  # fmt: skip
     site.leaked += scan.found
@@ -278,14 +282,12 @@ def index(
 ) -> None:
     """The search bundles, one per run: those whose pages did not change are kept from the last build."""
     from ..site import search_index
-    from ..site.slicing import Slicer
 
-    slicer = Slicer(release) if plan.part else None
     todo = {
         name: pages
         for name, pages in search_index.bundles(release).items()
         if (plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions)
-        and (not slicer or slicer.of(name, plan.part[1]) == plan.part[0])  # type: ignore[index]
+        and (plan.in_slice is None or plan.in_slice(name))
     }
     site.bundle_keys = cache.bundle_keys(todo, release) if cache else {}
     for name, files in (cache.reusable_bundles(site.bundle_keys) if cache else {}).items():

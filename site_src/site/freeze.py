@@ -25,7 +25,6 @@ from .app import CARDS_PER_PAGE, create_app
 from .charts import charts_for
 from .downloads import list_parts
 from .headtohead import pair_keys
-from .slicing import Slicer
 from .urls import page_url
 
 
@@ -40,7 +39,7 @@ def freeze(
     skip: Container[str] = frozenset(),
     versions: set[str] | None = None,
     site_pages: bool = True,
-    part: tuple[int, int] | None = None,
+    in_slice: Callable[[str], bool] | None = None,
     bytecode_cache: BytecodeCache | None = None,
     scan: Scan | None = None,
     sums: dict[str, bytes] | None = None,
@@ -55,8 +54,8 @@ def freeze(
     URL is in skip is not rendered (the caller has its bytes).
 
     versions ("bench/version" names, default all) and site_pages choose the pages: a shard renders one version's
-    pages and no site-wide ones; a merge renders the site-wide pages only (see docs/scale.md). part, (k, n): only
-    the version pages that fall in slice k of n (slicing.Slicer).
+    pages and no site-wide ones; a merge renders the site-wide pages only (see docs/scale.md). in_slice, given a
+    page's site path: of those version pages, only the slice's (slicing.Slicer.within).
 
     Given scan, each worker calls it on each file it writes, while it holds the bytes, and what it finds is added to
     scan's list (scan.found). Given a sums dict, each worker adds the SHA-256 of each file it writes (by site path).
@@ -75,12 +74,10 @@ def freeze(
     prefixes = tuple(f"/{v.folder}/" for v in release.views)
     mine = tuple(f"/{v.folder}/" for v in chosen)
 
-    slicer = Slicer(release) if part else None
-
     def in_scope(url: str) -> bool:
         if not url.startswith(prefixes):
             return site_pages
-        return url.startswith(mine) and (not slicer or slicer.of(file_for(unquote(url)), part[1]) == part[0])
+        return url.startswith(mine) and (in_slice is None or in_slice(file_for(unquote(url))))
 
     # a page skipped is not listed at all: Frozen-Flask would spend as long on its URL as on those of the few pages a
     # rebuild renders

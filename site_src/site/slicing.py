@@ -8,6 +8,8 @@ merge read the same release, so they agree on all of it without a list."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..release import Release
 from .search_index import bundles
 from .urls import slice_of
@@ -19,6 +21,10 @@ class Slicer:
         self._bundle = {page: name for name, pages in found.items() for page in pages}
         self._pages = {name: len(pages) for name, pages in found.items()}
         self._dealt: dict[int, dict[str, int]] = {}
+
+    def within(self, k: int, count: int) -> Callable[[str], bool]:
+        """Whether a file's site path (or a search bundle's folder) falls in slice k of count."""
+        return lambda rel: self.of(rel, count) == k
 
     def of(self, rel: str, count: int) -> int:
         """Which of count slices (from 1) renders a file of the site (its site path) or a search bundle (its
