@@ -246,8 +246,13 @@ def by_size(entrants: int, sizes: list[int]) -> None:
 
 def largest_files(site: Path, top: int = 20) -> dict[str, int]:
     """The site's largest files (site path -> bytes) and fullest folders ("<path>/" -> entries)."""
-    sizes = [(p.relative_to(site).as_posix(), p.stat().st_size) for p in site.rglob("*") if p.is_file()]
-    folders = [(f"{p.relative_to(site).as_posix()}/", len(os.listdir(p))) for p in site.rglob("*") if p.is_dir()]
+    sizes, folders = [], []
+    for root, dirs, names in os.walk(site):  # one walk for both
+        rel = Path(root).relative_to(site).as_posix()
+        prefix = "" if rel == "." else f"{rel}/"
+        if prefix:
+            folders.append((prefix, len(dirs) + len(names)))
+        sizes += [(prefix + name, os.stat(os.path.join(root, name)).st_size) for name in names]
     return dict(sorted(sizes, key=lambda item: -item[1])[:top] + sorted(folders, key=lambda item: -item[1])[:top])
 
 
