@@ -15,6 +15,12 @@ from pathlib import Path, PurePosixPath
 
 GB = 1000**3
 MIB = 1 << 20
+LIMITS = {  # what a limit is about -> the field of a Host (its limit) and of a Measure (the site's figure)
+    "site size": "site_bytes",
+    "files": "files",
+    "entries in one folder": "folder_entries",
+    "file size": "file_bytes",
+}
 
 
 @dataclass(frozen=True)
@@ -29,8 +35,7 @@ class Host:
 
     def limits(self) -> list[tuple[str, int]]:
         """(what, most) of each limit the host documents."""
-        named = [("site size", self.site_bytes), ("files", self.files), ("entries in one folder", self.folder_entries),
-                 ("file size", self.file_bytes)]  # fmt: skip
+        named = [(what, getattr(self, field)) for what, field in LIMITS.items()]
         return [(what, most) for what, most in named if most is not None]
 
 
@@ -50,7 +55,7 @@ HOSTS: dict[str, Host] = {
             None,
             25 * MIB,
             _CLOUDFLARE.format("20,000", "the free"),
-        ),  # fmt: skip
+        ),
         Host(
             "cloudflare-paid",
             "Cloudflare Pages (paid plan)",
@@ -59,7 +64,7 @@ HOSTS: dict[str, Host] = {
             None,
             25 * MIB,
             _CLOUDFLARE.format("100,000", "a paid"),
-        ),  # fmt: skip
+        ),
     )
 }  # each: name, title, site size, files, entries in one folder, file size (None: none documented), source
 
@@ -104,12 +109,11 @@ class Measure:
         return cls.of(_sizes_below(folder))
 
     def figure(self, what: str) -> int:
-        return {"site size": self.site_bytes, "files": self.files, "entries in one folder": self.folder_entries,
-                "file size": self.file_bytes}[what]  # fmt: skip
+        return getattr(self, LIMITS[what])
 
     def where(self, what: str) -> str:
         if what == "entries in one folder":
-            return f" ({self.fullest_folder or 'the site folder'}/)" if self.fullest_folder else " (the site folder)"
+            return f" ({self.fullest_folder}/)" if self.fullest_folder else " (the site folder)"
         return f" ({self.largest_file})" if what == "file size" else ""
 
 
