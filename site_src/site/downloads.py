@@ -142,11 +142,6 @@ def _in_unit(interval: Any, per: float) -> tuple[float | None, float | None]:
 LIST_PART = 10_000  # transcripts a part of a version's list holds: about 4 MB, whatever the version's size
 
 
-def transcript_path(view: VersionView, tid: str) -> str:
-    """A transcript page's path from the site root."""
-    return (page_url("transcript", {"bench": view.bench.id, "version": view.version.id, "tid": tid}) or "")[1:]
-
-
 def list_parts(view: VersionView) -> int:
     """How many parts the version's transcript list is written in (at least one)."""
     return max(1, -(-len(view.transcripts) // LIST_PART))
@@ -182,7 +177,7 @@ def _list_row(view: VersionView, t: Any) -> dict[str, Any]:
     names = {"bench": view.bench.id, "version": view.version.id, "tid": t.id}
     return {
         "id": t.id,
-        "path": transcript_path(view, t.id),
+        "path": (page_url("transcript", names) or "")[1:],
         "download": (page_url("transcript_json", names) or "")[1:],
         "entrant": view.entrants[t.entrant_id].label,
         "item": view.version.item(t.item_id).title,
