@@ -133,3 +133,28 @@ def test_a_group_is_the_size_weighted_mean_of_its_tasks_where_each_is_recomputed
     assert four.stderr == pytest.approx(stdev([1.0, 1.0, 0.0, 0.0]) / 2)  # mean_stderr: sample deviation / sqrt(n)
     assert view.cell_text("math_rephrased_full|exact_match,none", four) == "0.5000 ± 0.2887 (n = 4)"
     assert not view.scored.leaderboard.discrepancies  # the reported 2/14 agrees
+
+
+def test_real_results_built_in_slices_and_merged_are_the_one_build_and_fit_every_host(real):
+    """The real lm-eval log's site, rendered as 3 slices (search in parts of 4 pages, so its one run has several
+    bundles to deal) and merged, is byte for byte the one build's, and within every host preset's limits."""
+    from helpers import tree_hash
+
+    from site_src.hosts import HOSTS, Measure, exceeded
+    from site_src.site import search_index
+
+    root, _ = real
+    argv = ["--content", str(root / "content"), "--runs", str(root / "runs"), "-q"]
+    limit, search_index.PAGES_PER_BUNDLE = search_index.PAGES_PER_BUNDLE, 4
+    try:
+        assert cli.main([*argv, "--out", str(root / "whole")]) == 0
+        slices = [str(root / f"slice-{k}") for k in (1, 2, 3)]
+        for k, out in enumerate(slices, start=1):
+            assert cli.main([*argv, "--only", "math/v1", "--slice", f"{k}/3", "--out", out]) == 0
+        assert cli.main([*argv, "merge", *reversed(slices), "--out", str(root / "merged"), "--host", "netlify"]) == 0
+    finally:
+        search_index.PAGES_PER_BUNDLE = limit
+    assert len(list((root / "whole/math/v1/search").glob("*/*/pagefind-entry.json"))) >= 1  # later parts exist
+    assert tree_hash(root / "merged") == tree_hash(root / "whole")
+    measure = Measure.of_folder(root / "merged")
+    assert all(not exceeded(host, measure) for host in HOSTS.values())
