@@ -49,7 +49,7 @@ def test_merge_refuses_a_missing_version_a_repeated_one_and_a_folder_that_is_no_
     parts = shards(runs_copy, tmp_path / "shards")
     out = str(tmp_path / "merged")
     assert run(runs_copy, "merge", *map(str, parts[:2]), "--out", out) == 1
-    assert "no shard holds halees-dual-layer/halees-dual-layer-v1" in capsys.readouterr().err
+    assert "no shard holds the run in runs/halees-dual-layer/demo-system-x" in capsys.readouterr().err
     assert run(runs_copy, "merge", *map(str, parts), str(parts[0]), "--out", out) == 1
     assert "uzbek-pack/0.1.0 is in two shards" in capsys.readouterr().err
     assert run(runs_copy, "--out", str(tmp_path / "whole"), "--quiet") == 0
@@ -103,7 +103,7 @@ def test_merge_refuses_a_listed_name_that_leaves_the_site_or_the_shard(runs_copy
         import json
 
         data = json.loads(manifest)
-        data["files"][bad] = {"sha256": "0" * 64}
+        data["files"][bad] = {"sha256": "0" * 64, "sources": []}
         (tucker / "publish-manifest.json").write_text(json.dumps(data), encoding="utf-8")
         err = refused(runs_copy, parts, out, capsys)
         assert f"lists {bad!r}, which is not a plain relative path inside the site" in err
@@ -138,9 +138,7 @@ def test_merge_takes_only_the_files_a_shard_build_writes(runs_copy, tmp_path, ca
     assert "outside the versions it holds" in refused(runs_copy, parts, out, capsys)
     relist(tucker, "uzbek-pack/0.1.0/index.html", drop=True)
     relist(tucker, "tuckerbench/v1-pilot/methodology/index.html", drop=True)
-    assert "lacks 1 page of tuckerbench/v1-pilot, first tuckerbench/v1-pilot/methodology/index.html" in refused(
-        runs_copy, parts, out, capsys
-    )
+    assert f"shard {tucker} lacks 1 page of the 137 tuckerbench/v1-pilot has" in refused(runs_copy, parts, out, capsys)
     relist(tucker, "tuckerbench/v1-pilot/methodology/index.html")
     engine = next(tucker.rglob("search/*/pagefind.js"))
     relist(tucker, engine.relative_to(tucker).as_posix(), engine.read_bytes() + b"\nfetch('https://example.org')")
@@ -176,3 +174,54 @@ def test_merge_refuses_an_output_folder_that_is_holds_or_lies_inside_a_shard(run
         err = capsys.readouterr().err
         assert "a shard" in err and "choose a folder of its own" in err, err
     assert tree_hash(tmp_path / "shards") == before
+
+
+def test_a_merge_reads_scores_and_scans_no_run(runs_copy, tmp_path, monkeypatch):
+    """The site-wide pages come from the versions' summaries in the shards, the rest from the shards themselves: a
+    merge with no reader, scorer or release scan at hand makes the one build's site, byte for byte."""
+    import site_src.build.reading as reading
+    import site_src.build.scanning as scanning
+    import site_src.scoring.release as scoring
+
+    parts = shards(runs_copy, tmp_path / "shards")
+    assert run(runs_copy, "--out", str(tmp_path / "whole"), "--quiet") == 0
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a merge read, scored or scanned a run")
+
+    for module, name in ((reading, "read"), (scoring, "build_release"), (scanning, "scan_release")):
+        monkeypatch.setattr(module, name, refuse)
+    assert run(runs_copy, "merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--quiet") == 0
+    assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
+
+
+def edit_summary(shard: Path, change: object) -> None:
+    import json
+
+    path = shard / "publish-manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    change(next(iter(manifest["shard"]["summaries"].values())))  # type: ignore[operator]
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_summary_that_is_not_one_is_refused_and_runs_nothing(runs_copy, tmp_path, capsys):
+    parts = shards(runs_copy, tmp_path / "shards")
+    out = tmp_path / "merged"
+    edit_summary(parts[1], lambda s: s["view"].insert(0, {"$d": "os:system", "v": ["touch /tmp/ran"]}))
+    err = refused(runs_copy, parts, out, capsys)
+    assert f"shard {parts[1]}: the summary of tuckerbench/v1-pilot is not a version's summary" in err
+    edit_summary(parts[1], lambda s: s["view"].pop(0))
+    edit_summary(parts[1], lambda s: s.update(bundles={"x": "many"}))
+    assert "does not hold its search bundles as a build writes them" in refused(runs_copy, parts, out, capsys)
+
+
+def test_the_slices_of_a_version_must_give_the_same_summary(runs_copy, tmp_path, capsys):
+    """Every slice of a version is built from the same inputs, so gives the same summary: one that differs (a label
+    changed on the way, say) is refused, naming both shards."""
+    slices = [tmp_path / f"tucker-{k}" for k in (1, 2)]
+    for k, target in enumerate(slices, start=1):
+        assert run(runs_copy, "--only", "tuckerbench/v1-pilot", "--slice", f"{k}/2", "--out", str(target), "-q") == 0
+    others = [p for p in shards(runs_copy, tmp_path / "shards") if "tuckerbench" not in p.name]
+    edit_summary(slices[1], lambda s: s["pages"].update(count=s["pages"]["count"] + 1))
+    err = refused(runs_copy, [*slices, *others], tmp_path / "merged", capsys)
+    assert f"shards {slices[0]} and {slices[1]} built tuckerbench/v1-pilot from other inputs" in err

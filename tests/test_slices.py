@@ -112,21 +112,33 @@ def test_a_merge_refuses_a_missing_slice_a_repeated_one_and_slices_of_two_counts
     assert not Path(out).exists()
 
 
-def test_a_slice_that_lists_a_page_of_another_slice_is_refused(built, tmp_path, capsys):
+@pytest.mark.parametrize("kind", ["a page dealt by its path", "a transcript's page"])
+def test_a_slice_that_lists_a_page_of_another_slice_is_refused(kind, built, tmp_path, capsys):
+    """A page dealt by the hash of its path is refused in any other slice; a transcript's page goes with its search
+    bundle, which a merge cannot tell without the transcripts: it is refused as listed by two shards."""
     runs, root, parts = built
-    first, second = (tmp_path / "1", tmp_path / "2")
-    shutil.copytree(parts[TUCKER][0], first)
-    shutil.copytree(parts[TUCKER][1], second)
-    theirs = json.loads((second / "publish-manifest.json").read_text(encoding="utf-8"))["files"]
-    page = next(rel for rel in theirs if rel.endswith("index.html") and "/search/" not in rel)
-    manifest = json.loads((first / "publish-manifest.json").read_text(encoding="utf-8"))
-    manifest["files"][page] = theirs[page]
-    (first / page).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(second / page, first / page)
-    (first / "publish-manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    shards = [str(first), str(second), str(parts[TUCKER][2]), *map(str, parts[PACK] + parts[RUBRIC])]
-    assert run(runs, "merge", *shards, "--out", str(tmp_path / "m")) == 1
-    assert f"lists {page}, which no shard build of {TUCKER} writes" in capsys.readouterr().err
+    transcript = kind == "a transcript's page"
+    copies = [tmp_path / str(k) for k in (1, 2, 3)]
+    listed = []
+    for shard, copy in zip(parts[TUCKER], copies, strict=True):
+        shutil.copytree(shard, copy)
+        listed.append(json.loads((copy / "publish-manifest.json").read_text(encoding="utf-8")))
+    giver, page = next(
+        (k, rel)
+        for k, manifest in enumerate(listed)
+        for rel in manifest["files"]
+        if rel.endswith("index.html") and "/search/" not in rel and ("/t/" in rel) == transcript
+    )
+    taker = (giver + 1) % 3
+    listed[taker]["files"][page] = listed[giver]["files"][page]
+    (copies[taker] / page).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(copies[giver] / page, copies[taker] / page)
+    (copies[taker] / "publish-manifest.json").write_text(json.dumps(listed[taker]), encoding="utf-8")
+    assert (
+        run(runs, "merge", *map(str, copies), *map(str, parts[PACK] + parts[RUBRIC]), "--out", str(tmp_path / "m")) == 1
+    )
+    said = f"{page} is listed by two shards" if transcript else f"which no slice {taker + 1}/3 of {TUCKER} writes"
+    assert said in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

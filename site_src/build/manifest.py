@@ -5,7 +5,7 @@ made from, and every redaction made (located, never quoted). The output folder's
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -25,22 +25,25 @@ def write_manifest(
     site: Path,
     listed: list[str],
     release: Release,
-    redactions: list[Finding],
+    redactions: list[dict[str, Any]],
     known: MutableMapping[str, bytes] | None = None,
     shard: dict[str, Any] | None = None,
+    taken: Mapping[str, Any] | None = None,
 ) -> list[Finding]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
-    redaction made. known holds the SHA-256 of files whose bytes are known (kept from the last build and checked,
-    or hashed by the render workers as they wrote them); any other is read from site, and its SHA-256 is added to
-    known (so known then holds every listed file's, without a dict made of them all). A file kept from the last
-    build names its sources as a full build would (they take about 2 microseconds a file to work out). A shard's
-    manifest also names the versions it holds, each with the key of the inputs it was built from. The manifest's own
-    SHA-256 is added to known too. Returns what the backstop found in the manifest."""
+    redaction made (redaction_entries). A file a merge took from a shard (taken: site path -> merge.ShardFile) names
+    the sources its shard's manifest names. known holds the SHA-256 of files whose bytes are known (kept from the
+    last build and checked, or hashed by the render workers as they wrote them); any other is read from site, and
+    its SHA-256 is added to known (so known then holds every listed file's, without a dict made of them all). A file
+    kept from the last build names its sources as a full build would (they take about 2 microseconds a file to work
+    out). A shard's manifest also names the versions it holds, each with the key of the inputs it was built from and
+    its summary (summary.py). The manifest's own SHA-256 is added to known too. Returns what the backstop found in
+    the manifest."""
     known = {} if known is None else known
 
     def entries() -> Iterator[tuple[str, dict[str, Any]]]:  # made as they are written: none is kept
         for rel in sorted(set(listed)):
-            sources = sources_for(release, rel)
+            sources = taken[rel].sources if taken and rel in taken else sources_for(release, rel)
             digest = known.get(rel)
             if digest is None:
                 digest = known[rel] = hashlib.sha256((site / rel).read_bytes()).digest()
@@ -55,10 +58,7 @@ def write_manifest(
         "site_layout": LAYOUT,
         "version_sources": version_sources(release),
         **({"shard": shard} if shard else {}),
-        "redactions": [  # located, never quoted: a location can itself hold the secret (a file name), so mask it
-            {"file": masked(f.file), "record": f.record and masked(f.record), "field": masked(f.field), "rule": f.rule}
-            for f in redactions
-        ],
+        "redactions": redactions,
     }
     with open(site / MANIFEST, "wb") as f:
         written = ScannedWrites(f, MANIFEST)  # the backstop scans it as it is written
@@ -66,6 +66,15 @@ def write_manifest(
         written.flush()
     known[MANIFEST] = written.sha256.digest()
     return written.findings
+
+
+def redaction_entries(findings: list[Finding]) -> list[dict[str, Any]]:
+    """The manifest's list of what was redacted: located, never quoted. A location can itself hold the secret (a file
+    name), so it is masked."""
+    return [
+        {"file": masked(f.file), "record": f.record and masked(f.record), "field": masked(f.field), "rule": f.rule}
+        for f in findings
+    ]
 
 
 def dump_manifest(out: BinaryIO | ScannedWrites, files: Iterable[tuple[str, Any]], rest: dict[str, Any]) -> None:

@@ -1,36 +1,42 @@
-"""`build.py merge`: shards are untrusted input.
+"""`build.py merge`: shards are untrusted input, and a merge reads no run.
 
 A shard is a folder another build wrote with --only (on another runner, say) and that reached this one as an
 artifact: anything in it may have been changed on the way. So a merge takes from a shard only what a shard build
 of that version writes, under names it checks, each file read through no link, checked against the shard's
 manifest, and scanned for secrets by the same backstop as a build's own files. Pagefind's engine (its script, its
 worker and its WebAssembly) must be byte for byte what this machine's Pagefind writes.
+
+What a merge knows of each version comes from its shards' summaries (summary.py), which every slice of a version
+must give alike: the site-wide pages are made from them, and they say which pages the version has. The merge checks
+that the shards were built from its own inputs by the keys of their files (build/cache.py), not by reading them.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import json
 import os
 import re
 import zlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote
 
-from flask import url_for
+import orjson
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import MapAdapter
 
-from ..outdir import MANIFEST, file_for
-from ..release import Release
+from ..model import Benchmark
+from ..outdir import MANIFEST, url_of
+from ..release import Release, VersionView
 from ..results import plural
 from ..secretscan import Finding
 from ..site.app import create_app
-from ..site.freeze import version_pages
-from ..site.search_index import bundle_of, engine_files
+from ..site.search_index import bundle_of, engine_files, sizes_of
 from ..site.slicing import Slicer
+from ..site.urls import fold
 from .scanning import scan_text, scan_written
+from .summary import SummaryError, pages_digest, view_of
 
 NAME = re.compile(r"[A-Za-z0-9._~-]+")  # one segment of a site path a build writes
 SEARCH_FILE = re.compile(  # what Pagefind writes into a bundle, less the interfaces a build deletes
@@ -41,6 +47,7 @@ ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.page
 PART = re.compile(r"(?:[2-9]|[1-9][0-9]{1,2})/")  # a later part's folder within a run's bundle (search_index.parts_of)
 MAX_MANIFEST = 1 << 30
 MAX_UNPACKED = 256 << 20  # what a Pagefind file may unpack to, for the scan
+TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/[^/]+/index\.html|data/t/[0-9a-f]{2}/[^/]+\.json")  # in a version
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,30 @@ class ShardFile:
     shard: Path
     rel: str
     sha256: str
+    sources: list[str] | str  # as its shard's manifest names them: its run files, or its version's ("bench/version")
+
+
+@dataclass
+class Held:
+    """One version as the shards hold it: whole (slice 0 of 1) or in slices of one count."""
+
+    count: int
+    key: str  # of the inputs its shards were built from
+    summary: bytes  # its summary, as every shard of it must give it
+    pages: Any  # what its summary says of its pages: their count and digest (summary.pages_digest)
+    shards: dict[int, Path] = field(default_factory=dict)  # slice -> shard (0: the version whole)
+
+
+@dataclass
+class Gathered:
+    """What the shards give a merge: their files, each version as its summary gives it, and the redactions they
+    list; or why they cannot make the release."""
+
+    files: dict[str, ShardFile] = field(default_factory=dict)
+    views: dict[str, VersionView] = field(default_factory=dict)
+    held: dict[str, Held] = field(default_factory=dict)
+    redactions: list[Any] | None = None
+    problem: str | None = None
 
 
 def confined(rel: object) -> str | None:
@@ -61,28 +92,34 @@ def confined(rel: object) -> str | None:
     return None
 
 
-def gather(shards: list[Path], keys: dict[str, str], expected: Expected) -> tuple[dict[str, ShardFile], str | None]:
-    """Each version's files from the shard that holds it (site path -> file), or why the shards cannot make this
-    release. keys: "bench/version" -> the key of the inputs this merge reads; expected(name) -> (the site paths of
-    that version's pages, its runs' ids, which slice writes each file): a shard must list every page (of its slice),
-    and nothing but pages and search bundles (of its slice). A version comes whole from one shard, or from every
-    slice of one count."""
-    files: dict[str, ShardFile] = {}
-    owners: dict[str, dict[int, Path]] = {}  # version -> its slices' shards, by slice (0: the version whole)
-    counts: dict[str, int] = {}  # version -> how many slices it was built in (1: whole)
+def gather(shards: list[Path], benchmarks: list[Benchmark]) -> Gathered:
+    """Each version's files from the shard that holds it, or from every slice of one count, with its summary
+    (summary.py); the benchmarks are content/'s. A shard lists nothing but its version's pages and search bundles
+    (of its slice), and the shards of a version list every page of it once."""
+    got = Gathered()
     for folder in shards:
-        manifest, problem = _manifest(folder)
+        got.problem = _take_listing(folder, {b.id: b for b in benchmarks}, got)
+        if got.problem:
+            return got
+    got.problem = _uncovered(got.held) or _every_page(got)
+    return got
+
+
+def _take_listing(folder: Path, benchmarks: dict[str, Benchmark], got: Gathered) -> str | None:
+    manifest, problem = _manifest(folder)
+    if problem:
+        return problem
+    part = _part(manifest)
+    for name, key in manifest["shard"]["versions"].items():
+        summary = manifest["shard"]["summaries"].get(name)
+        problem = _claim(got.held, name, folder, part, key, summary) or _summary(folder, name, summary, benchmarks, got)
         if problem:
-            return files, problem
-        part = _part(manifest)
-        for name, key in manifest["shard"]["versions"].items():
-            problem = _claim(owners, counts, name, folder, part) or _same_inputs(folder, name, key, keys)
-            if problem:
-                return files, problem
-        problem = _listed(folder, manifest, expected, files, part)
-        if problem:
-            return files, problem
-    return files, _uncovered(keys, owners, counts)
+            return problem
+    if got.redactions is None:
+        got.redactions = manifest["redactions"]
+    elif manifest["redactions"] != got.redactions:
+        return f"shard {folder} lists other redactions than {next(iter(got.held.values())).shards}; rebuild the shards"
+    return _listed(folder, manifest, got, part)
 
 
 def _part(manifest: dict[str, Any]) -> tuple[int, int] | None:
@@ -91,38 +128,60 @@ def _part(manifest: dict[str, Any]) -> tuple[int, int] | None:
 
 
 def _claim(
-    owners: dict[str, dict[int, Path]], counts: dict[str, int], name: str, folder: Path, part: tuple[int, int] | None
+    held: dict[str, Held], name: str, folder: Path, part: tuple[int, int] | None, key: str, summary: Any
 ) -> str | None:
-    """Note that folder holds name (or one slice of it), or say why two shards cannot both hold it."""
+    """Note that folder holds name (or one slice of it), or say why two shards cannot both hold it, or why its slices
+    do not agree."""
     k, n = part or (0, 1)
-    held = owners.setdefault(name, {})
-    if held and (0 in held or not k or counts[name] != n or k in held):
-        other = next(iter(held.values()))
-        counted = " (not slices of one count)" if k and counts[name] != n else ""
+    digest = orjson.dumps(summary, option=orjson.OPT_SORT_KEYS)
+    version = held.setdefault(name, Held(n, key, digest, summary.get("pages") if isinstance(summary, dict) else None))
+    if version.shards and (0 in version.shards or not k or version.count != n or k in version.shards):
+        other = next(iter(version.shards.values()))
+        counted = " (not slices of one count)" if k and version.count != n else ""
         return f"{name} is in two shards, {other} and {folder}{counted}"
-    held[k], counts[name] = folder, n
+    if (version.key, version.summary) != (key, digest):
+        other = next(iter(version.shards.values()))
+        return f"shards {other} and {folder} built {name} from other inputs, code or options; rebuild them"
+    version.shards[k] = folder
     return None
 
 
-def _same_inputs(folder: Path, name: str, key: str, keys: dict[str, str]) -> str | None:
-    if name not in keys:
-        return f"shard {folder} holds {name}, which has no runs among this merge's inputs"
-    if key != keys[name]:
-        return (
-            f"shard {folder} built {name} from other inputs, code or options than this merge reads; rebuild that shard"
-        )
+def _summary(folder: Path, name: str, summary: Any, benchmarks: dict[str, Benchmark], got: Gathered) -> str | None:
+    """The version as the shard's summary gives it (once per version: its slices give the same), or why not."""
+    if name in got.views:
+        return None
+    bench_id, _, version_id = name.partition("/")
+    if bench_id not in benchmarks:
+        return f"shard {folder} holds {name}, whose benchmark content/ does not define"
+    try:
+        got.views[name] = view_of(summary, benchmarks[bench_id], version_id)
+    except SummaryError as exc:
+        return f"shard {folder}: the summary of {name} {exc}; rebuild that shard"
     return None
 
 
-def _uncovered(keys: dict[str, str], owners: dict[str, dict[int, Path]], counts: dict[str, int]) -> str | None:
-    """Why the shards do not hold every version whole (or every slice of it), or None."""
-    missing = sorted(set(keys) - set(owners))
-    if missing:
-        return f"no shard holds {', '.join(missing)}"
-    for name, held in sorted(owners.items()):
-        lacking = [k for k in range(1, counts[name] + 1) if k not in held] if 0 not in held else []
+def _uncovered(held: dict[str, Held]) -> str | None:
+    """Why the shards do not hold every slice of each version they hold, or None."""
+    for name, version in sorted(held.items()):
+        lacking = [k for k in range(1, version.count + 1) if k not in version.shards] if 0 not in version.shards else []
         if lacking:
-            return f"no shard holds slice {lacking[0]}/{counts[name]} of {name}"
+            return f"no shard holds slice {lacking[0]}/{version.count} of {name}"
+    return None
+
+
+def inputs_problem(got: Gathered, keys: dict[str, str], runs: list[str]) -> str | None:
+    """Why the shards were not built from this merge's inputs: keys ("bench/version" -> the key of the inputs this
+    merge reads, for the runs the summaries name) and runs (every run folder among its inputs), or None."""
+    for name, version in got.held.items():
+        if keys.get(name) != version.key:
+            return (
+                f"shard {next(iter(version.shards.values()))} built {name} from other inputs, code or options than "
+                "this merge reads; rebuild that shard"
+            )
+    named = {run.path for view in got.views.values() for run in view.runs.values()}
+    missing = [rel for rel in runs if rel not in named]
+    if missing:
+        return f"no shard holds the run in {missing[0]}: merge the shards of every version that has runs"
     return None
 
 
@@ -133,71 +192,123 @@ def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MANIFEST:
             return {}, not_shard
-        manifest = json.loads(path.read_bytes())
-        versions, listed = manifest["shard"]["versions"], manifest["files"]
+        manifest = orjson.loads(path.read_bytes())
+        shard, listed = manifest["shard"], manifest["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}, not_shard
-    part = manifest["shard"].get("slice")
-    shapes = [
-        isinstance(versions, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in versions.items()),
-        part is None
-        or (
-            isinstance(part, list) and len(part) == 2 and all(type(x) is int for x in part) and 1 <= part[0] <= part[1]
-        ),
-        isinstance(listed, dict)
-        and all(isinstance(e, dict) and isinstance(e.get("sha256"), str) for e in listed.values()),
-    ]
-    return (manifest, None) if all(shapes) else ({}, not_shard)
+    return (manifest, None) if _shaped(shard, listed, manifest.get("redactions")) else ({}, not_shard)
 
 
-def _listed(
-    folder: Path,
-    manifest: dict[str, Any],
-    expected: Expected,
-    files: dict[str, ShardFile],
-    part: tuple[int, int] | None,
-) -> str | None:
-    """Add the files a shard lists to files, or say which one no shard build writes, or which page it lacks: the
-    pages of a slice are those that fall in it, and its search bundles likewise (slicing.Slicer)."""
-    held = manifest["shard"]["versions"]
-    for name in held:
-        pages, runs, slicer = expected(name)
-        if part:
-            pages = {p for p in pages if slicer.of(p, part[1]) == part[0]}
-        for rel, entry in manifest["files"].items():
-            why = confined(rel)
-            if why:
-                return f"shard {folder} lists {rel!r}, which {why}; nothing was taken from it"
-            if not rel.startswith(name + "/"):
-                continue
-            if rel not in pages and not (_search_file(rel[len(name) + 1 :], runs) and _in_part(rel, part, slicer)):
-                return f"shard {folder} lists {rel}, which no shard build of {name} writes; nothing was taken from it"
-            files[rel] = ShardFile(folder, rel, entry["sha256"])
-        missing = sorted(pages - files.keys())
-        if missing:
-            return (
-                f"shard {folder} lacks {plural(len(missing), 'page')} of {name}, first {missing[0]}; rebuild that shard"
-            )
-    outside = sorted(rel for rel in manifest["files"] if not any(rel.startswith(n + "/") for n in held))
-    if outside:
-        return f"shard {folder} lists {outside[0]}, outside the versions it holds; nothing was taken from it"
+def _shaped(shard: Any, listed: Any, redactions: Any) -> bool:
+    versions, part, summaries = shard.get("versions"), shard.get("slice"), shard.get("summaries")
+    return all(
+        [
+            isinstance(versions, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in versions.items()),
+            isinstance(summaries, dict) and set(summaries) == set(versions),
+            part is None
+            or (
+                isinstance(part, list)
+                and len(part) == 2
+                and all(type(x) is int for x in part)
+                and 1 <= part[0] <= part[1]
+            ),
+            isinstance(listed, dict) and all(_entry(e) for e in listed.values()),
+            isinstance(redactions, list),
+        ]
+    )
+
+
+def _entry(entry: Any) -> bool:
+    """Whether a manifest's entry for a file is shaped as a build writes it: its SHA-256 and its sources."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+        return False
+    sources = entry.get("sources", entry.get("sources_of_version"))
+    return isinstance(sources, str) or (isinstance(sources, list) and all(isinstance(s, str) for s in sources))
+
+
+def _listed(folder: Path, manifest: dict[str, Any], got: Gathered, part: tuple[int, int] | None) -> str | None:
+    """Add the files a shard lists to got.files, or say which one no shard build writes (or no build of its slice),
+    or which another shard lists too."""
+    held = tuple(f"{name}/" for name in manifest["shard"]["versions"])
+    for rel, entry in manifest["files"].items():
+        why = confined(rel)
+        if why:
+            return f"shard {folder} lists {rel!r}, which {why}; nothing was taken from it"
+        if not rel.startswith(held):
+            return f"shard {folder} lists {rel}, outside the versions it holds; nothing was taken from it"
+        name = "/".join(rel.split("/", 2)[:2])
+        if not _written(rel, got.views[name], part):
+            whose = f"slice {part[0]}/{part[1]} of {name}" if part else f"shard build of {name}"
+            return f"shard {folder} lists {rel}, which no {whose} writes; nothing was taken from it"
+        if rel in got.files:
+            return f"{rel} is listed by two shards, {got.files[rel].shard} and {folder}; rebuild them"
+        sources = entry.get("sources", entry.get("sources_of_version"))
+        got.files[rel] = ShardFile(folder, rel, entry["sha256"], sources)
     return None
 
 
-def _in_part(rel: str, part: tuple[int, int] | None, slicer: Slicer) -> bool:
-    """Whether a search bundle's file lies in the slice a shard was built as (any, for a shard of a whole version)."""
+def _written(rel: str, view: VersionView, part: tuple[int, int] | None) -> bool:
+    """Whether a build of the version (of that slice) writes a file at rel: one of its search bundles' files, or one
+    of its pages. A transcript's page and download may lie in any slice: its bundle is not known here."""
+    inside = rel[len(view.folder) + 1 :]
     bundle = bundle_of(rel)
-    return part is None or (bundle is not None and slicer.of(bundle, part[1]) == part[0])
+    if bundle is not None:
+        sizes = view.once(sizes_of)
+        return _search_file(inside, bundle, sizes) and (part is None or _slicer(view).of(bundle, part[1]) == part[0])
+    if TRANSCRIPT_FILE.fullmatch(inside):
+        tid = inside.split("/")[-2] if inside.startswith("t/") else inside.rsplit("/", 1)[-1].removesuffix(".json")
+        return inside.split("/")[1 if inside.startswith("t/") else 2] == fold(tid)
+    return _routed(rel, view) and (part is None or _slicer(view).of(rel, part[1]) == part[0])
 
 
-def _search_file(rel: str, runs: set[str]) -> bool:
-    """Whether rel (inside a version's folder) is a file of one of its runs' search bundles (search/<run>/<file>,
-    or search/<run>/<n>/<file> for a later part of a large run's)."""
-    parts = rel.split("/", 2)
-    if len(parts) != 3 or parts[0] != "search" or parts[1] not in runs:
+def _search_file(inside: str, bundle: str, sizes: dict[str, int]) -> bool:
+    """Whether a file of a bundle (inside: its path in the version's folder) is one Pagefind writes, in one of the
+    version's bundles (search/<run>/ or search/<run>/<n>/ for a later part of a large run's)."""
+    rest = inside.split("/", 2)[2]
+    part = PART.match(rest)
+    return bundle in sizes and bool(SEARCH_FILE.fullmatch(rest[part.end() :] if part else rest))
+
+
+def _routed(rel: str, view: VersionView) -> bool:
+    """Whether the app answers the URL of a file at rel with one of the version's pages."""
+    try:
+        endpoint, values = _routes().match(url_of(rel))
+    except HTTPException:
         return False
-    part = PART.match(parts[2])
-    return bool(SEARCH_FILE.fullmatch(parts[2][part.end() :] if part else parts[2]))
+    return endpoint != "static" and (values.get("bench"), values.get("version")) == view.key
+
+
+@functools.cache
+def _routes() -> MapAdapter:
+    return create_app(Release([], [], False)).url_map.bind("site")
+
+
+def _slicer(view: VersionView) -> Slicer:
+    return view.once(_slicer_of)
+
+
+def _slicer_of(view: VersionView) -> Slicer:
+    return Slicer(Release([view], [], False))  # each version's bundles are dealt on their own
+
+
+def _every_page(got: Gathered) -> str | None:
+    """Why the shards of a version do not list every page and download of it (those its summary counts), or None."""
+    listed: dict[str, list[str]] = {name: [] for name in got.held}
+    for rel in got.files:
+        if bundle_of(rel) is None:
+            listed["/".join(rel.split("/", 2)[:2])].append(rel)
+    for name, version in got.held.items():
+        made, want = pages_digest(listed[name]), version.pages
+        if made != want:
+            shards = sorted(version.shards.values())
+            one = len(shards) == 1
+            whose = f"shard {shards[0]}" if one else f"the {len(shards)} slices of {name}"
+            count = want.get("count") if isinstance(want, dict) else None
+            if isinstance(count, int) and made["count"] < count:
+                lacking = plural(count - made["count"], "page")
+                return f"{whose} {'lacks' if one else 'lack'} {lacking} of the {count:,} {name} has; rebuild them"
+            return f"{whose} {'lists' if one else 'list'} pages other than those of {name}; rebuild them"
+    return None
 
 
 def read_confined(shard: Path, rel: str) -> bytes | None:
@@ -257,20 +368,9 @@ def scan_shard_file(rel: str, data: bytes) -> list[Finding]:
         return scan_text(rel, data)
 
 
-Expected = Callable[[str], tuple[set[str], set[str], Slicer]]
-
-
-def shard_pages(release: Release) -> Expected:
-    """ "bench/version" -> (the site paths of the pages a shard build of that version writes, its runs' ids, and
-    which slice of it writes each file)."""
-    app = create_app(release)
-    by_name = {view.folder: view for view in release.views}
-    slicer = Slicer(release)
-
-    def expected(name: str) -> tuple[set[str], set[str], Slicer]:
-        view = by_name[name]
-        with app.test_request_context():
-            pages = {file_for(unquote(url_for(endpoint, **values))) for endpoint, values in version_pages(view)}
-        return pages, set(view.runs), slicer
-
-    return expected
+def release_of(got: Gathered, benchmarks: list[Benchmark]) -> Release:
+    """The release as the shards' summaries give it: its versions in content/'s order, as a build orders them
+    (scoring/release.py), none holding a transcript."""
+    order = [f"{bench.id}/{version.id}" for bench in benchmarks for version in bench.versions]
+    views = [got.views[name] for name in order if name in got.views]
+    return Release(views, [], any(view.version.demo for view in views))

@@ -45,7 +45,9 @@ def build(config: BuildConfig) -> int:
         if refused:
             return report.refused(refused)
         cache = open_cache(config, scope)
-        if not config.shards and cache.up_to_date():
+        if config.shards:
+            return merged(config, cache, scope, timer)
+        if cache.up_to_date():
             if not config.quiet:
                 print(f"{config.out} is up to date: no input, option or code changed since the last build")
             return hosted(config, Measure.of_folder(config.out)) if config.host else 0
@@ -74,9 +76,9 @@ def publish(got: Read, config: BuildConfig, cache: BuildCache | None, scope: Exi
     gc.freeze()  # what was read lives until the end: spare it the collector's full passes
     scope.callback(gc.unfreeze)
     release = score(got.project, timer)
-    plan = plan_pages(release, config, cache)
+    plan = plan_pages(release, config)
     if plan.problem:
-        return report.refused(f"{plan.problem}; nothing was written" if config.shards else plan.problem)
+        return report.refused(plan.problem)
     findings = scan(release, plan, config, cache, got.scanned_clean, timer)
     refused = [f for f in findings if f.blocking or not config.redact_secrets]
     if refused:
@@ -85,6 +87,45 @@ def publish(got: Read, config: BuildConfig, cache: BuildCache | None, scope: Exi
         from .changes import add_changes
 
         add_changes(release, config.previous)
+    return publish_scanned(release, plan, findings, config, cache, scope, timer)
+
+
+def merged(config: BuildConfig, cache: BuildCache, scope: ExitStack, timer: report.Timer) -> int:
+    """build.py merge: the site-wide pages made from the versions' summaries in the shards, every other file taken
+    from the shards. No run is read, scored or scanned: each shard's build did that (see merge.py)."""
+    from ..problems import Problems
+    from ..readers.project import find_runs, start_project
+    from . import merge
+
+    unlisted = unlisted_problem(config.out, MANIFEST, cache.output_files())
+    if unlisted:
+        return report.refused(unlisted)
+    project = start_project(config.content, config.runs, Problems())  # the benchmarks' definitions, no run
+    if report.problems(project, config.strict):
+        print("nothing was written", file=sys.stderr)
+        return 1
+    got = merge.gather(config.shards, project.benchmarks)
+    release = merge.release_of(got, project.benchmarks)
+    if not got.problem:
+        runs = [found.rel for found in find_runs(config.runs, project.problems)]
+        got.problem = merge.inputs_problem(got, cache.version_keys(release), runs)
+    timer.done("read")
+    if got.problem:
+        return report.refused(f"{got.problem}; nothing was written")
+    plan = Plan(versions=set(), shard_files=got.files, redactions=got.redactions)
+    return publish_scanned(release, plan, [], config, cache, scope, timer)
+
+
+def publish_scanned(
+    release: Release,
+    plan: Plan,
+    findings: list[Finding],
+    config: BuildConfig,
+    cache: BuildCache | None,
+    scope: ExitStack,
+    timer: report.Timer,
+) -> int:
+    """render -> index -> manifest -> put in place, for a release scanned (findings: what was redacted)."""
     site = NewSite.beside(config.out.resolve(), scope, cache.known if cache else {})
     problem = render(release, plan, config, cache, site, timer)
     if problem:
@@ -92,14 +133,15 @@ def publish(got: Read, config: BuildConfig, cache: BuildCache | None, scope: Exi
     if config.search and not site.leaked:
         index(release, plan, config, cache, site, timer)
     if not site.leaked:
-        manifest(release, config, cache, site, findings, timer)
+        manifest(release, plan, config, cache, site, findings, timer)
     if site.leaked:  # a backstop: the release scan should have caught these
         return site.refuse(site.leaked)
     if config.host and hosted(config, Measure.of(site.sizes(config.out.resolve()))):
         return 1
     put_in_place(site, config.out.resolve(), cache)
     if cache:
-        cache.save(site.keys, site.bundle_keys, release, clean_runs(release, findings), [*site.listed, MANIFEST],
+        keys = {} if config.shards else site.keys  # a merge renders none of the pages that have keys
+        cache.save(keys, site.bundle_keys, release, clean_runs(release, findings), [*site.listed, MANIFEST],
                    site.sums[MANIFEST], site.drawings, made_specs())  # fmt: skip
     timer.done("put in place")
     report.built(config, site, release, findings, timer)
@@ -185,6 +227,7 @@ class Plan:
     site_pages: bool = True
     in_slice: Callable[[str], bool] | None = None  # of those pages and search bundles, only one slice's (--slice)
     shard_files: dict[str, merge.ShardFile] = field(default_factory=dict)
+    redactions: list[Any] | None = None  # a merge's: as its shards' manifests list them
     problem: str | None = None
 
     def charts(self, release: Release) -> list[Any]:
@@ -195,7 +238,7 @@ class Plan:
         return [chart for view in chosen_views(release, self.versions) for chart in view.once(charts_for)]
 
 
-def plan_pages(release: Release, config: BuildConfig, cache: BuildCache | None) -> Plan:
+def plan_pages(release: Release, config: BuildConfig) -> Plan:
     names = {v.folder for v in release.views}
     plan = Plan()
     if config.only is not None:
@@ -209,13 +252,6 @@ def plan_pages(release: Release, config: BuildConfig, cache: BuildCache | None) 
             from ..site.slicing import Slicer
 
             plan.in_slice = Slicer(release).within(*config.part)
-    if config.shards:
-        from . import merge
-
-        assert cache is not None, "a merge reads the inputs' keys from its cache"
-        keys = cache.version_keys(release)
-        plan.shard_files, plan.problem = merge.gather(config.shards, keys, merge.shard_pages(release))
-        plan.versions = set()  # every version's pages come from its shard
     return plan
 
 
@@ -300,6 +336,7 @@ def index(
 
 def manifest(
     release: Release,
+    plan: Plan,
     config: BuildConfig,
     cache: BuildCache | None,
     site: NewSite,
@@ -307,15 +344,32 @@ def manifest(
     timer: report.Timer,
 ) -> None:
     """The publish manifest: every file of the site with its SHA-256 and sources (a shard's also names the version it
-    holds and the key of its inputs). What is not hashed yet (the search bundles) is read back and hashed."""
-    only = config.only
-    shard = {"versions": {only: cache.version_keys(release)[only]}} if only and cache else None
-    if shard and config.part:
-        shard["slice"] = list(config.part)
+    holds, the key of its inputs and its summary). What is not hashed yet (the search bundles) is read back and
+    hashed. A merge's lists the redactions its shards list."""
+    from .manifest import redaction_entries
+
     site.new = files_below(site.folder)
     site.listed = sorted({*site.new, *site.kept})
-    site.leaked = write_manifest(site.folder, site.listed, release, redactions, site.sums, shard)
+    redacted = plan.redactions if plan.redactions is not None else redaction_entries(redactions)
+    shard = shard_section(release, config, cache)
+    site.leaked = write_manifest(site.folder, site.listed, release, redacted, site.sums, shard, plan.shard_files)
     timer.done("manifest")
+
+
+def shard_section(release: Release, config: BuildConfig, cache: BuildCache | None) -> dict[str, Any] | None:
+    """What a shard's manifest says of the version it holds: its key, its summary (summary.py) and its slice."""
+    if not config.only or not cache:
+        return None
+    from .summary import page_files, summarise
+
+    view = next(v for v in release.views if v.folder == config.only)
+    shard: dict[str, Any] = {
+        "versions": {config.only: cache.version_keys(release)[config.only]},
+        "summaries": {config.only: summarise(view, page_files(release, view))},
+    }
+    if config.part:
+        shard["slice"] = list(config.part)
+    return shard
 
 
 def made_specs() -> dict[str, Any]:

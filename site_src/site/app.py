@@ -193,7 +193,7 @@ def _add_site_pages(app: Flask, release: Release) -> None:
 
     @app.route("/search/")
     def search() -> str:
-        found = search_index.bundles(release)  # one Pagefind bundle per run, merged by the page's script
+        found = search_index.bundle_sizes(release)  # one Pagefind bundle per run, merged by the page's script
         return render_template("search.html", bundles=[relative(f"/{name}/", request.path) for name in found])
 
     @app.route("/404.html")

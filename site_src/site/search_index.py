@@ -20,7 +20,7 @@ from pagefind_bin import get_executable
 
 from ..outdir import file_for
 from ..progress import SILENT, Progress
-from ..release import Release
+from ..release import Release, VersionView
 from .urls import fold, page_url
 
 # the reader's search page loads Pagefind's engine and index only; its ready-made interfaces are not published
@@ -66,19 +66,34 @@ def bundles(release: Release) -> dict[str, list[str]]:
     """Bundle folder -> the transcript pages it indexes (paths in the site), for every run with transcripts: a
     bundle per run, or per part of a run of more than PAGES_PER_BUNDLE (so no bundle's folder of fragments holds
     more than about 10,000 files)."""
+    return dict(sorted(item for view in release.views for item in view_bundles(view).items()))
+
+
+def view_bundles(view: VersionView) -> dict[str, list[str]]:
+    """One version's bundles (see bundles), each with its pages sorted."""
+    b, v = view.bench.id, view.version.id
+    by_run: dict[str, list[str]] = {}
+    for tid, t in view.transcripts.items():
+        by_run.setdefault(t.run_id, []).append(tid)
     out: dict[str, list[str]] = {}
-    for view in release.views:
-        b, v = view.bench.id, view.version.id
-        by_run: dict[str, list[str]] = {}
-        for tid, t in view.transcripts.items():
-            by_run.setdefault(t.run_id, []).append(tid)
-        for run_id, tids in by_run.items():
-            count = parts_of(len(tids))
-            for tid in tids:
-                page = file_for(page_url("transcript", {"bench": b, "version": v, "tid": tid}))
-                part = int(fold(tid), 16) * count // 256 + 1
-                out.setdefault(bundle_dir(b, v, run_id, part), []).append(page)
-    return {name: sorted(pages) for name, pages in sorted(out.items())}
+    for run_id, tids in by_run.items():
+        count = parts_of(len(tids))
+        for tid in tids:
+            page = file_for(page_url("transcript", {"bench": b, "version": v, "tid": tid}))
+            part = int(fold(tid), 16) * count // 256 + 1
+            out.setdefault(bundle_dir(b, v, run_id, part), []).append(page)
+    return {name: sorted(pages) for name, pages in out.items()}
+
+
+def sizes_of(view: VersionView) -> dict[str, int]:
+    """A version's bundles, each with the number of pages it indexes. Worked out once per view (VersionView.once);
+    a merge's views hold no transcripts: each is given its sizes by its version's summary (build/summary.py)."""
+    return {name: len(pages) for name, pages in view_bundles(view).items()}
+
+
+def bundle_sizes(release: Release) -> dict[str, int]:
+    """Every bundle of the release (as bundles names them, in their order), with the number of pages it indexes."""
+    return dict(sorted(item for view in release.views for item in view.once(sizes_of).items()))
 
 
 def index_bundle(site: Path, name: str, pages: list[str], kept: Path | None = None) -> None:

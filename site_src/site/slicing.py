@@ -4,14 +4,16 @@ A transcript's page and its download go with the search bundle that indexes the 
 bundles from the pages it rendered; and the bundles, which carry nearly all of a version's pages, are dealt to the
 slices so that each gets about as many pages: largest first, each to the slice that has the fewest so far (ties
 to the first). Every other file goes by the stable hash of its own path (urls.slice_of). Every slice build and the
-merge read the same release, so they agree on all of it without a list."""
+merge agree on all of it without a list: the slices read the same release, and the merge is given each bundle's
+size by the version's summary (build/summary.py). The merge has no transcripts, so it cannot tell a transcript's
+bundle: it checks that the slices list every transcript's files once, not which slice lists them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from ..release import Release
-from .search_index import bundles
+from .search_index import bundle_sizes, bundles
 from .urls import slice_of
 
 
@@ -19,7 +21,8 @@ class Slicer:
     def __init__(self, release: Release) -> None:
         found = bundles(release)
         self._bundle = {page: name for name, pages in found.items() for page in pages}
-        self._pages = {name: len(pages) for name, pages in found.items()}
+        # a merge's release holds no transcripts: its versions' summaries give their bundles' sizes
+        self._pages = {name: len(pages) for name, pages in found.items()} if found else bundle_sizes(release)
         self._dealt: dict[int, dict[str, int]] = {}
 
     def within(self, k: int, count: int) -> Callable[[str], bool]:
