@@ -2,9 +2,9 @@
 
 A shard is a folder another build wrote with --only (on another runner, say) and that reached this one as an
 artifact: anything in it may have been changed on the way. So a merge takes from a shard only what a shard build
-of that version writes, under names it checks, each file read through no link, checked against the shard's
-manifest, and scanned for secrets by the same backstop as a build's own files. Pagefind's engine (its script, its
-worker and its WebAssembly) must be byte for byte what this machine's Pagefind writes.
+of that version writes, under names it checks (here), each file read through no link, checked against the shard's
+manifest, and scanned for secrets by the same backstop as a build's own files (taking.py). Pagefind's engine (its
+script, its worker and its WebAssembly) must be byte for byte what this machine's Pagefind writes.
 
 What a merge knows of each version comes from its shards' summaries (summary.py), which every slice of a version
 must give alike: the site-wide pages are made from them, and they say which pages the version has. The merge checks
@@ -14,12 +14,9 @@ that the shards were built from its own inputs by the keys of their files (build
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
 import re
-import zlib
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -30,12 +27,10 @@ from ..model import Benchmark
 from ..outdir import MANIFEST, url_of
 from ..release import Release, VersionView
 from ..results import plural
-from ..secretscan import Finding
 from ..site.app import create_app
-from ..site.search_index import bundle_of, engine_files, sizes_of
+from ..site.search_index import bundle_of, sizes_of
 from ..site.slicing import Slicer
 from ..site.urls import fold
-from .scanning import scan_text, scan_written
 from .summary import SummaryError, pages_digest, view_of
 
 NAME = re.compile(r"[A-Za-z0-9._~-]+")  # one segment of a site path a build writes
@@ -43,10 +38,8 @@ SEARCH_FILE = re.compile(  # what Pagefind writes into a bundle, less the interf
     r"pagefind-entry\.json|pagefind\.js|pagefind-worker\.js|pagefind\.[a-z0-9_-]+\.pf_meta|wasm\.[a-z0-9_-]+\.pagefind"
     r"|(?:fragment|index|filter)/[a-z0-9_-]+\.pf_(?:fragment|index|filter)"
 )
-ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
 PART = re.compile(r"(?:[2-9]|[1-9][0-9]{1,2})/")  # a later part's folder within a run's bundle (search_index.parts_of)
 MAX_MANIFEST = 1 << 30
-MAX_UNPACKED = 256 << 20  # what a Pagefind file may unpack to, for the scan
 TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/[^/]+/index\.html|data/t/[0-9a-f]{2}/[^/]+\.json")  # in a version
 
 
@@ -309,63 +302,6 @@ def _every_page(got: Gathered) -> str | None:
                 return f"{whose} {'lacks' if one else 'lack'} {lacking} of the {count:,} {name} has; rebuild them"
             return f"{whose} {'lists' if one else 'list'} pages other than those of {name}; rebuild them"
     return None
-
-
-def read_confined(shard: Path, rel: str) -> bytes | None:
-    """The bytes of rel in shard, read only if every part of its path is a plain folder or file (no link)."""
-    root = os.path.realpath(shard)
-    path = os.path.join(root, *rel.split("/"))
-    if os.path.realpath(path) != path or not os.path.isfile(path) or os.path.islink(path):
-        return None
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def engine_problem(rel: str, data: bytes) -> str | None:
-    """Why a search bundle's script or WebAssembly is not the one this machine's Pagefind writes, or None."""
-    name = PurePosixPath(rel).name
-    match = ENGINE.fullmatch(name)
-    if not match:
-        return None
-    languages = frozenset([match.group(1)] if match.group(1) else [])
-    if engine_files(languages).get(name) != data:
-        return f"{rel} is not the search engine this machine's Pagefind writes; rebuild that shard"
-    return None
-
-
-def take(files: dict[str, ShardFile], dest: Path, known: dict[str, bytes]) -> tuple[list[Finding], str | None]:
-    """Copy each shard file into dest once it is read through no link and checked against its shard's manifest
-    (and Pagefind's engine against this machine's), adding its SHA-256 to known. Returns what the backstop found in
-    the files, and why a file cannot be taken, if one cannot."""
-    findings: list[Finding] = []
-    for rel, file in sorted(files.items()):
-        data = read_confined(file.shard, rel)
-        digest = hashlib.sha256(data).digest() if data is not None else None
-        if digest is None or digest.hex() != file.sha256:
-            return findings, f"{file.shard / rel} is missing, a link, or differs from its shard's {MANIFEST}"
-        problem = engine_problem(rel, data)  # type: ignore[arg-type]
-        if problem:
-            return findings, problem
-        findings += scan_shard_file(rel, data)  # type: ignore[arg-type]
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)  # type: ignore[arg-type]  # a copy: the site shares no file with a shard
-        known[rel] = digest
-    return findings, None
-
-
-PAGEFIND_DATA = (".pf_fragment", ".pf_meta", ".pf_index", ".pf_filter")  # gzip: the text of the pages indexed
-
-
-def scan_shard_file(rel: str, data: bytes) -> list[Finding]:
-    """The backstop's findings in a shard's file: a written file's, as in a build, or for a Pagefind data file what
-    it holds unpacked (at most MAX_UNPACKED bytes of it)."""
-    if not rel.endswith(PAGEFIND_DATA):
-        return scan_written(rel, data)
-    try:
-        return scan_text(rel, zlib.decompressobj(wbits=31).decompress(data, MAX_UNPACKED))
-    except zlib.error:
-        return scan_text(rel, data)
 
 
 def release_of(got: Gathered, benchmarks: list[Benchmark]) -> Release:

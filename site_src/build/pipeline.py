@@ -293,9 +293,9 @@ def render(
     site.keys = cache.page_keys(release) if cache else None  # None: nothing to compare them with
     reuse = cache.reusable(site.keys) if cache and site.keys and not config.shards else set()
     if plan.shard_files:
-        from . import merge
+        from .taking import take
 
-        site.leaked, problem = merge.take(plan.shard_files, site.folder, site.known)
+        site.leaked, problem = take(plan.shard_files, site.folder, site.known)
         if problem:
             return problem
     site.drawings = draw_all(plan.charts(release))  # once, before the render workers fork: they find every chart drawn

@@ -1,0 +1,150 @@
+"""A merge takes its shards' files: each read through no link, checked against its shard's manifest (and Pagefind's
+engine against this machine's), scanned by the backstop and copied into the new site, on every core.
+
+A shard is untrusted (merge.py). Which of its files may be read is settled by one walk of its folder that follows no
+link (a file that is a link, or lies in a folder that is one, is not among them), and each is then opened without
+following a link: at 300,000 files, resolving every path's parts one by one took longer than reading the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import re
+import zlib
+from collections.abc import Iterator
+from contextlib import nullcontext
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..outdir import MANIFEST
+from ..secretscan import Finding
+from ..site.search_index import engine_files
+from .scanning import scan_text, scan_written
+
+ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
+PAGEFIND_DATA = (".pf_fragment", ".pf_meta", ".pf_index", ".pf_filter")  # gzip: the text of the pages indexed
+MAX_UNPACKED = 256 << 20  # what a Pagefind file may unpack to, for the scan
+CHUNK = 2_000  # files a worker takes at a time
+
+Taken = tuple[list[tuple[str, bytes]], list[Finding], str | None]  # (site path, SHA-256)s, findings, problem
+
+
+def take(
+    files: dict[str, Any], dest: Path, known: dict[str, bytes], jobs: int | None = None
+) -> tuple[list[Finding], str | None]:
+    """Copy each shard file (files: site path -> merge.ShardFile) into dest, adding its SHA-256 to known. Returns what
+    the backstop found in the files (by site path), and why a file cannot be taken, if one cannot."""
+    findings: list[Finding] = []
+    for shard, listed in _by_shard(files).items():
+        plain = plain_files(shard)
+        lacking = next((rel for rel, _ in listed if rel not in plain), None)
+        if lacking:
+            return findings, _not_as_listed(shard, lacking)
+        _engines_ahead(listed)
+        for digests, found, problem in _each_chunk(shard, listed, dest, jobs):
+            findings += found
+            known.update(digests)
+            if problem:
+                return sorted(findings, key=lambda f: f.file), problem
+    return sorted(findings, key=lambda f: f.file), None
+
+
+def _by_shard(files: dict[str, Any]) -> dict[Path, list[tuple[str, str]]]:
+    out: dict[Path, list[tuple[str, str]]] = {}
+    for rel, file in sorted(files.items()):
+        out.setdefault(file.shard, []).append((rel, file.sha256))
+    return out
+
+
+def plain_files(root: Path) -> set[str]:
+    """The site paths of the regular files below root reached through no link."""
+    out: set[str] = set()
+    todo = [(os.path.realpath(root), "")]
+    while todo:
+        folder, prefix = todo.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    todo.append((entry.path, f"{prefix}{entry.name}/"))
+                elif entry.is_file(follow_symlinks=False):
+                    out.add(prefix + entry.name)
+    return out
+
+
+def _not_as_listed(shard: Path, rel: str) -> str:
+    return f"{shard / rel} is missing, a link, or differs from its shard's {MANIFEST}"
+
+
+def _engines_ahead(listed: list[tuple[str, str]]) -> None:
+    """Pagefind's engine for each language a shard's bundles name, made before the workers fork (each would run
+    Pagefind to make it again)."""
+    for rel, _ in listed:
+        match = ENGINE.fullmatch(PurePosixPath(rel).name)
+        if match:
+            engine_files(frozenset([match.group(1)] if match.group(1) else []))
+
+
+def _each_chunk(shard: Path, listed: list[tuple[str, str]], dest: Path, jobs: int | None) -> Iterator[Taken]:
+    chunks = [(shard, listed[i : i + CHUNK], dest) for i in range(0, len(listed), CHUNK)]
+    jobs = min(jobs or os.cpu_count() or 1, len(chunks))
+    with multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else nullcontext() as pool:
+        yield from pool.imap(_take_chunk, chunks) if pool else map(_take_chunk, chunks)
+
+
+def _take_chunk(job: tuple[Path, list[tuple[str, str]], Path]) -> Taken:
+    """In a worker: take a run of one shard's files, in order, until one cannot be taken."""
+    shard, listed, dest = job
+    root, made = os.path.realpath(shard), set()
+    digests: list[tuple[str, bytes]] = []
+    findings: list[Finding] = []
+    for rel, sha256 in listed:
+        data = _read(os.path.join(root, *rel.split("/")))
+        digest = hashlib.sha256(data).digest() if data is not None else None
+        if digest is None or digest.hex() != sha256:
+            return digests, findings, _not_as_listed(shard, rel)
+        problem = engine_problem(rel, data)  # type: ignore[arg-type]
+        if problem:
+            return digests, findings, problem
+        findings += scan_shard_file(rel, data)  # type: ignore[arg-type]
+        target = dest / rel
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        target.write_bytes(data)  # type: ignore[arg-type]  # a copy: the site shares no file with a shard
+        digests.append((rel, digest))
+    return digests, findings, None
+
+
+def _read(path: str) -> bytes | None:
+    """A file's bytes, unless it is a link (or is gone since the walk)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with open(fd, "rb") as f:
+        return f.read()
+
+
+def engine_problem(rel: str, data: bytes) -> str | None:
+    """Why a search bundle's script or WebAssembly is not the one this machine's Pagefind writes, or None."""
+    name = PurePosixPath(rel).name
+    match = ENGINE.fullmatch(name)
+    if not match:
+        return None
+    languages = frozenset([match.group(1)] if match.group(1) else [])
+    if engine_files(languages).get(name) != data:
+        return f"{rel} is not the search engine this machine's Pagefind writes; rebuild that shard"
+    return None
+
+
+def scan_shard_file(rel: str, data: bytes) -> list[Finding]:
+    """The backstop's findings in a shard's file: a written file's, as in a build, or for a Pagefind data file what
+    it holds unpacked (at most MAX_UNPACKED bytes of it)."""
+    if not rel.endswith(PAGEFIND_DATA):
+        return scan_written(rel, data)
+    try:
+        return scan_text(rel, zlib.decompressobj(wbits=31).decompress(data, MAX_UNPACKED))
+    except zlib.error:
+        return scan_text(rel, data)
