@@ -207,12 +207,17 @@ def edit_summary(shard: Path, change: object) -> None:
 def test_a_summary_that_is_not_one_is_refused_and_runs_nothing(runs_copy, tmp_path, capsys):
     parts = shards(runs_copy, tmp_path / "shards")
     out = tmp_path / "merged"
-    edit_summary(parts[1], lambda s: s["view"].insert(0, {"$d": "os:system", "v": ["touch /tmp/ran"]}))
+    kept = (parts[1] / "publish-manifest.json").read_bytes()
+    ran = tmp_path / "ran"
+    edit_summary(parts[1], lambda s: s["view"].__setitem__(0, {"$d": "os:system", "v": [f"touch {ran}"]}))
     err = refused(runs_copy, parts, out, capsys)
     assert f"shard {parts[1]}: the summary of tuckerbench/v1-pilot is not a version's summary" in err
-    edit_summary(parts[1], lambda s: s["view"].pop(0))
+    assert not ran.exists()
+    (parts[1] / "publish-manifest.json").write_bytes(kept)
     edit_summary(parts[1], lambda s: s.update(bundles={"x": "many"}))
-    assert "does not hold its search bundles as a build writes them" in refused(runs_copy, parts, out, capsys)
+    err = refused(runs_copy, parts, out, capsys)
+    assert f"{parts[1]}/publish-manifest.json, field shard.summaries.tuckerbench/v1-pilot.bundles.x: " in err
+    assert "'many' is not of type 'integer'" in err
 
 
 def test_the_slices_of_a_version_must_give_the_same_summary(runs_copy, tmp_path, capsys):

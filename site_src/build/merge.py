@@ -25,12 +25,14 @@ from werkzeug.routing import MapAdapter
 
 from ..model import Benchmark
 from ..outdir import MANIFEST, url_of
+from ..problems import Problems
 from ..release import Release, VersionView
 from ..results import plural
 from ..site.app import create_app
 from ..site.search_index import bundle_of, sizes_of
 from ..site.slicing import Slicer
 from ..site.urls import fold
+from ..validate import check
 from .summary import SummaryError, pages_digest, view_of
 
 NAME = re.compile(r"[A-Za-z0-9._~-]+")  # one segment of a site path a build writes
@@ -179,36 +181,25 @@ def inputs_problem(got: Gathered, keys: dict[str, str], runs: list[str]) -> str 
 
 
 def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
-    """A shard's manifest, in the shape a shard build writes, or why it is not one."""
+    """A shard's manifest, in the shape a shard build writes (its shard entry: schemas/shard.schema.json), or why it
+    is not one."""
     not_shard = f"{folder} is not a shard (its {MANIFEST} names no shard versions; build one with --only)"
     path = folder / MANIFEST
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MANIFEST:
             return {}, not_shard
         manifest = orjson.loads(path.read_bytes())
-        shard, listed = manifest["shard"], manifest["files"]
+        shard, listed, redactions = manifest["shard"], manifest["files"], manifest["redactions"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}, not_shard
-    return (manifest, None) if _shaped(shard, listed, manifest.get("redactions")) else ({}, not_shard)
-
-
-def _shaped(shard: Any, listed: Any, redactions: Any) -> bool:
-    versions, part, summaries = shard.get("versions"), shard.get("slice"), shard.get("summaries")
-    return all(
-        [
-            isinstance(versions, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in versions.items()),
-            isinstance(summaries, dict) and set(summaries) == set(versions),
-            part is None
-            or (
-                isinstance(part, list)
-                and len(part) == 2
-                and all(type(x) is int for x in part)
-                and 1 <= part[0] <= part[1]
-            ),
-            isinstance(listed, dict) and all(_entry(e) for e in listed.values()),
-            isinstance(redactions, list),
-        ]
-    )
+    problems = Problems()
+    if not check(shard, "shard", str(path), None, problems):
+        wrong = problems.errors[0]
+        return {}, f"{path}, field shard.{wrong.field or ''}: {wrong.message}; rebuild that shard"
+    listed_well = isinstance(listed, dict) and all(_entry(e) for e in listed.values())
+    if not listed_well or not isinstance(redactions, list) or set(shard["summaries"]) != set(shard["versions"]):
+        return {}, not_shard
+    return manifest, None
 
 
 def _entry(entry: Any) -> bool:
