@@ -49,7 +49,7 @@ def write_manifest(
                 digest = known[rel] = hashlib.sha256((site / rel).read_bytes()).digest()
             yield (
                 rel,
-                {"sha256": digest.hex(), "sources" if isinstance(sources, list) else "sources_of_version": sources},
+                {"sha256": digest.hex(), "sources_of_version" if isinstance(sources, str) else "sources": sources},
             )
 
     rest = {

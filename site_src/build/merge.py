@@ -42,15 +42,17 @@ SEARCH_FILE = re.compile(  # what Pagefind writes into a bundle, less the interf
 )
 PART = re.compile(r"(?:[2-9]|[1-9][0-9]{1,2})/")  # a later part's folder within a run's bundle (search_index.parts_of)
 MAX_MANIFEST = 1 << 30
+HEX64 = re.compile(r"[0-9a-f]{64}")
 TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/[^/]+/index\.html|data/t/[0-9a-f]{2}/[^/]+\.json")  # in a version
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ShardFile:
     shard: Path
-    rel: str
-    sha256: str
-    sources: list[str] | str  # as its shard's manifest names them: its run files, or its version's ("bench/version")
+    sha256: bytes  # as its shard's manifest gives it
+    # as its shard's manifest names them: its run files (one tuple for a transcript's page and download alike), or
+    # its version's ("bench/version")
+    sources: tuple[str, ...] | str
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Gathered:
     held: dict[str, Held] = field(default_factory=dict)
     redactions: list[Any] | None = None
     problem: str | None = None
+    shared: dict[Any, Any] = field(default_factory=dict, repr=False)  # see _shared
 
 
 def confined(rel: object) -> str | None:
@@ -204,7 +207,7 @@ def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
 
 def _entry(entry: Any) -> bool:
     """Whether a manifest's entry for a file is shaped as a build writes it: its SHA-256 and its sources."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+    if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str) or not HEX64.fullmatch(entry["sha256"]):
         return False
     sources = entry.get("sources", entry.get("sources_of_version"))
     return isinstance(sources, str) or (isinstance(sources, list) and all(isinstance(s, str) for s in sources))
@@ -226,9 +229,18 @@ def _listed(folder: Path, manifest: dict[str, Any], got: Gathered, part: tuple[i
             return f"shard {folder} lists {rel}, which no {whose} writes; nothing was taken from it"
         if rel in got.files:
             return f"{rel} is listed by two shards, {got.files[rel].shard} and {folder}; rebuild them"
-        sources = entry.get("sources", entry.get("sources_of_version"))
-        got.files[rel] = ShardFile(folder, rel, entry["sha256"], sources)
+        sources = _shared(entry.get("sources", entry.get("sources_of_version")), got.shared)
+        got.files[rel] = ShardFile(folder, bytes.fromhex(entry["sha256"]), sources)
     return None
+
+
+def _shared(sources: list[str] | str, shared: dict[Any, Any]) -> tuple[str, ...] | str:
+    """Sources as one object for equal values (a transcript's page and download name the same run files, and its
+    run's files recur across its transcripts): a merge holds the sources of every file of the site."""
+    if isinstance(sources, str):
+        return shared.setdefault(sources, sources)
+    named = tuple(shared.setdefault(name, name) for name in sources)
+    return shared.setdefault(named, named)
 
 
 def _written(rel: str, view: VersionView, part: tuple[int, int] | None) -> bool:

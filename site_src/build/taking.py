@@ -51,8 +51,8 @@ def take(
     return sorted(findings, key=lambda f: f.file), None
 
 
-def _by_shard(files: dict[str, Any]) -> dict[Path, list[tuple[str, str]]]:
-    out: dict[Path, list[tuple[str, str]]] = {}
+def _by_shard(files: dict[str, Any]) -> dict[Path, list[tuple[str, bytes]]]:
+    out: dict[Path, list[tuple[str, bytes]]] = {}
     for rel, file in sorted(files.items()):
         out.setdefault(file.shard, []).append((rel, file.sha256))
     return out
@@ -77,7 +77,7 @@ def _not_as_listed(shard: Path, rel: str) -> str:
     return f"{shard / rel} is missing, a link, or differs from its shard's {MANIFEST}"
 
 
-def _engines_ahead(listed: list[tuple[str, str]]) -> None:
+def _engines_ahead(listed: list[tuple[str, bytes]]) -> None:
     """Pagefind's engine for each language a shard's bundles name, made before the workers fork (each would run
     Pagefind to make it again)."""
     for rel, _ in listed:
@@ -86,14 +86,14 @@ def _engines_ahead(listed: list[tuple[str, str]]) -> None:
             engine_files(frozenset([match.group(1)] if match.group(1) else []))
 
 
-def _each_chunk(shard: Path, listed: list[tuple[str, str]], dest: Path, jobs: int | None) -> Iterator[Taken]:
+def _each_chunk(shard: Path, listed: list[tuple[str, bytes]], dest: Path, jobs: int | None) -> Iterator[Taken]:
     chunks = [(shard, listed[i : i + CHUNK], dest) for i in range(0, len(listed), CHUNK)]
     jobs = min(jobs or os.cpu_count() or 1, len(chunks))
     with multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else nullcontext() as pool:
         yield from pool.imap(_take_chunk, chunks) if pool else map(_take_chunk, chunks)
 
 
-def _take_chunk(job: tuple[Path, list[tuple[str, str]], Path]) -> Taken:
+def _take_chunk(job: tuple[Path, list[tuple[str, bytes]], Path]) -> Taken:
     """In a worker: take a run of one shard's files, in order, until one cannot be taken."""
     shard, listed, dest = job
     root, made = os.path.realpath(shard), set()
@@ -102,7 +102,7 @@ def _take_chunk(job: tuple[Path, list[tuple[str, str]], Path]) -> Taken:
     for rel, sha256 in listed:
         data = _read(os.path.join(root, *rel.split("/")))
         digest = hashlib.sha256(data).digest() if data is not None else None
-        if digest is None or digest.hex() != sha256:
+        if digest is None or digest != sha256:
             return digests, findings, _not_as_listed(shard, rel)
         problem = engine_problem(rel, data)  # type: ignore[arg-type]
         if problem:
