@@ -230,3 +230,34 @@ def test_the_slices_of_a_version_must_give_the_same_summary(runs_copy, tmp_path,
     edit_summary(slices[1], lambda s: s["pages"].update(count=s["pages"]["count"] + 1))
     err = refused(runs_copy, [*slices, *others], tmp_path / "merged", capsys)
     assert f"shards {slices[0]} and {slices[1]} built tuckerbench/v1-pilot from other inputs" in err
+
+
+def test_a_shard_reads_only_the_runs_of_its_version(runs_copy, tmp_path, capsys):
+    """A shard of one version has no use for the other versions' runs: it does not read them (so a run of another
+    version that cannot be read does not stop it; that version's own shard is refused). With --redact-secrets it
+    reads every run, so that every shard lists the release's redactions."""
+    from site_src.problems import Problems
+    from site_src.readers.project import find_runs, named_version, start_project
+
+    project = start_project(CONTENT, [runs_copy], Problems())
+    benchmarks = {b.id: b for b in project.benchmarks}
+    named = {found.rel: named_version(found, benchmarks) for found in find_runs([runs_copy], Problems())}
+    assert named == {
+        "runs/halees-dual-layer/demo-system-x": "halees-dual-layer/halees-dual-layer-v1",
+        "runs/halees-dual-layer/demo-system-y": "halees-dual-layer/halees-dual-layer-v1",
+        "runs/tuckerbench/demo-pilot-run1": "tuckerbench/v1-pilot",
+        "runs/uzbek-pack/demo-model-a-run1": "uzbek-pack/0.1.0",
+        "runs/uzbek-pack/demo-model-a-run2": "uzbek-pack/0.1.0",
+        "runs/uzbek-pack/demo-model-b-run1": "uzbek-pack/0.1.0",
+    }
+    before = shards(runs_copy, tmp_path / "before")
+    edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 1, lambda r: r.update(case_id=7))
+    capsys.readouterr()
+    tucker = tmp_path / "tucker"
+    assert run(runs_copy, "--only", "tuckerbench/v1-pilot", "--out", str(tucker), "--quiet") == 0
+    assert tree_hash(tucker) == tree_hash(before[1])
+    assert run(runs_copy, "--only", "uzbek-pack/0.1.0", "--out", str(tmp_path / "pack")) == 1
+    assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl" in capsys.readouterr().err
+    redacting = ["--only", "tuckerbench/v1-pilot", "--redact-secrets", "--out", str(tmp_path / "r")]
+    assert run(runs_copy, *redacting) == 1
+    assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl" in capsys.readouterr().err

@@ -19,7 +19,17 @@ from typing import Any
 from ..model import Benchmark, Project
 from ..problems import Problems
 from ..progress import SILENT, Progress
-from ..readers.project import RunDir, RunRead, add_run, find_runs, finish, open_run_dir, read_opened, start_project
+from ..readers.project import (
+    RunDir,
+    RunRead,
+    add_run,
+    find_runs,
+    finish,
+    named_version,
+    open_run_dir,
+    read_opened,
+    start_project,
+)
 from .cache import BuildCache
 from .config import BuildConfig
 
@@ -34,10 +44,15 @@ class Read:
 
 
 def read(config: BuildConfig, cache: BuildCache | None, progress: Progress = SILENT) -> Read:
-    """The project, every run directory read or taken from the cache, in the order found."""
+    """The project, every run directory read or taken from the cache, in the order found. A build of one version
+    (--only) reads only the runs whose metadata names that version (and those that name none content/ defines, so
+    their problems are said); with --redact-secrets it reads them all, so that every shard lists the release's
+    redactions (the merge checks that they are the same)."""
     project = start_project(config.content, config.runs, Problems())
     found = find_runs(config.runs, project.problems) if config.content.is_dir() else []  # one error, not one a run
     benchmarks = {b.id: b for b in project.benchmarks}
+    if config.only and not config.redact_secrets:
+        found = [d for d in found if named_version(d, benchmarks) in (None, config.only)]
     scanned_clean: set[str] = set()
     progress.reset(total=len(found))
     with _ReadAhead(found, benchmarks, cache) as ahead:

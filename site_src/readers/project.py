@@ -136,6 +136,23 @@ def open_run_dir(found: RunDir, benchmarks: dict[str, Benchmark]) -> RunRead:
     return out
 
 
+def named_version(found: RunDir, benchmarks: dict[str, Benchmark]) -> str | None:
+    """The "benchmark/version" a run directory's metadata file names (its benchmark and its system's version_field),
+    read before the run is: a build of one version reads only that version's runs. None when it names no version
+    content/ defines, or cannot be read: the run is then read, and its reader says what is wrong."""
+    markers = [s for s in systems() if os.path.lexists(found.path / s.marker)]
+    if len(markers) != 1:
+        return None
+    problems = Problems()  # what is wrong with the file is said when the run is read
+    try:
+        meta = read_json(found.path / markers[0].marker, found.rel, problems)
+    except InputError:
+        return None
+    bench = benchmarks.get(meta.get("benchmark")) if isinstance(meta, dict) else None
+    version = meta.get(markers[0].version_field) if bench else None
+    return f"{bench.id}/{version}" if bench and any(v.id == version for v in bench.versions) else None
+
+
 def _metadata_problem(meta: Any, system: Any, benchmarks: dict[str, Benchmark]) -> tuple[str, None, str] | None:
     """What is wrong with a run's metadata file before its reader reads it: (message, record, field), or None."""
     if not isinstance(meta, dict):

@@ -52,6 +52,7 @@ class System:
     marker: str  # the metadata file that makes a folder one of its run directories
     run_format: str  # the `format` value that metadata file declares
     run_contents: tuple[str, ...]  # other names only its run directories hold (to name a missing metadata file)
+    version_field: str = "version"  # the metadata file's field that names the version of its benchmark a run is of
     review_kit: bool = False  # whether its runs have blind human pairs for the review kit
     importer: str = ""  # the source name of `build.py import SOURCE`, if it imports another tool's files
     judges: bool = False  # whether its scoring reports on judges (judge_reports): statistics.judges needs it

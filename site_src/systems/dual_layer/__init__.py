@@ -2,4 +2,10 @@
 
 from .. import System
 
-SYSTEM = System(id="dual-layer", marker="run.json", run_format="dual-layer-run", run_contents=("tasks",))
+SYSTEM = System(
+    id="dual-layer",
+    marker="run.json",
+    run_format="dual-layer-run",
+    run_contents=("tasks",),
+    version_field="rubric_version",
+)

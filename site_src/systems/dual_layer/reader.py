@@ -15,6 +15,7 @@ from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Run, Transcript
 from ...problems import InputError, Problems
 from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes, version_named
 from ...validate import check, prune
+from . import SYSTEM
 from .definition import RubricDefinition
 from .records import Iteration, RubricGrading
 
@@ -73,7 +74,7 @@ def read_run(
     if not check(meta, "rubric-run", meta_rel, None, problems):
         return None
     meta = prune(meta, "rubric-run")  # unknown fields were warned about; they are never published
-    version = version_named(bench, meta, "rubric_version", meta_rel, problems, "rubric version")
+    version = version_named(bench, meta, SYSTEM.version_field, meta_rel, problems, "rubric version")
     if version is None:
         return None
     definition: RubricDefinition = version.definition

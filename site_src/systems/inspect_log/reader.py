@@ -19,6 +19,7 @@ from ...model import Benchmark, BenchmarkVersion, Entrant, Item, Run, ToolCall, 
 from ...problems import Problems
 from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
 from ...validate import check
+from . import SYSTEM
 from .definition import InspectDefinition
 from .logfile import MAX_LOG_BYTES, LogError, read_log
 
@@ -205,7 +206,7 @@ def read_run(
     meta_rel = f"{rel}/inspect-run.json"
     if not check(meta, "inspect-run", meta_rel, None, problems):
         return None
-    version = version_named(bench, meta, "version", meta_rel, problems)
+    version = version_named(bench, meta, SYSTEM.version_field, meta_rel, problems)
     if version is None:
         return None
     if meta["log"] not in files:

@@ -20,6 +20,7 @@ from ...problems import Problems
 from ...readers.content import content_rel, definition_file, named_files, sha256_bytes, version_named
 from ...readers.titles import opening
 from ...validate import check
+from . import SYSTEM
 from .definition import LmEvalDefinition, LmEvalTask
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # a samples file keeps every document, prompt and response of a task
@@ -96,7 +97,7 @@ def read_run(
     meta_rel = f"{rel}/lm-eval-run.json"
     if not check(meta, "lm-eval-run", meta_rel, None, problems):
         return None
-    version = version_named(bench, meta, "version", meta_rel, problems)
+    version = version_named(bench, meta, SYSTEM.version_field, meta_rel, problems)
     data = (
         named_files(run_dir, rel, files, meta["files"], "lm-eval-run.json", MAX_FILE_BYTES, problems) if version else {}
     )

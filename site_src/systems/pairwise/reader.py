@@ -21,6 +21,7 @@ from ...problems import Problems
 from ...readers.content import content_rel, definition_file, named_files, sha256_bytes, version_named
 from ...readers.titles import opening
 from ...validate import check
+from . import SYSTEM
 from .definition import PairwiseDefinition
 
 
@@ -85,7 +86,7 @@ def read_run(
     meta_rel = f"{rel}/alpaca-eval-run.json"
     if not check(meta, "alpaca-eval-run", meta_rel, None, problems):
         return None
-    version = version_named(bench, meta, "version", meta_rel, problems)
+    version = version_named(bench, meta, SYSTEM.version_field, meta_rel, problems)
     if version is None:
         return None
     d: PairwiseDefinition = version.definition

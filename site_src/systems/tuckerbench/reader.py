@@ -33,6 +33,7 @@ from ...problems import InputError, Problem, Problems
 from ...readers.content import content_rel, definition_file, files_hash, sha256_bytes, version_named
 from ...results import named, plural
 from ...validate import check, prune
+from . import SYSTEM
 from .definition import CalibrationResponse, Dimension, TuckerDefinition
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def _manifest(
     if files_hash(meta["files"]) != meta["content_hash"]:
         problems.error(meta_rel, "content_hash does not match the manifest's own file list", None, "content_hash")
         return None
-    version = version_named(bench, meta, "version", meta_rel, problems)
+    version = version_named(bench, meta, SYSTEM.version_field, meta_rel, problems)
     if version is None:
         return None
     if meta["content_hash"] != version.content_hash:

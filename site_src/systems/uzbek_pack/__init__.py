@@ -2,4 +2,10 @@
 
 from .. import System
 
-SYSTEM = System(id="uzbek-pack", marker="metadata.json", run_format="uzbek-pack-run", run_contents=("responses.jsonl",))
+SYSTEM = System(
+    id="uzbek-pack",
+    marker="metadata.json",
+    run_format="uzbek-pack-run",
+    run_contents=("responses.jsonl",),
+    version_field="pack_version",
+)

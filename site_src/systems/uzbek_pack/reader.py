@@ -11,6 +11,7 @@ from ...problems import Problems
 from ...readers.content import content_rel, definition_file, sha256_bytes, version_named
 from ...results import named
 from ...validate import check, prune
+from . import SYSTEM
 from .definition import PackDefinition
 from .records import GradingRevision, PackGrading
 
@@ -33,7 +34,7 @@ def read_run(
     if not check(meta, "pack-metadata", meta_rel, None, problems):
         return None
     meta = prune(meta, "pack-metadata")  # unknown fields were warned about; they are never published
-    version = version_named(bench, meta, "pack_version", meta_rel, problems, "pack version")
+    version = version_named(bench, meta, SYSTEM.version_field, meta_rel, problems, "pack version")
     if version is None:
         return None
     if meta["corpus_hash"] != version.content_hash:
