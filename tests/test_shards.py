@@ -261,3 +261,22 @@ def test_a_shard_reads_only_the_runs_of_its_version(runs_copy, tmp_path, capsys)
     redacting = ["--only", "tuckerbench/v1-pilot", "--redact-secrets", "--out", str(tmp_path / "r")]
     assert run(runs_copy, *redacting) == 1
     assert "runs/uzbek-pack/demo-model-a-run1/responses.jsonl" in capsys.readouterr().err
+
+
+def test_a_build_into_a_merged_site_scans_every_run(runs_copy, tmp_path, monkeypatch):
+    """A merge scans no run, so it records none as scanned clean: a build into its folder scans them all."""
+    import site_src.build.pipeline as pipeline
+
+    parts = shards(runs_copy, tmp_path / "shards")
+    assert run(runs_copy, "merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--quiet") == 0
+    asked: list[set[str]] = []
+    real = pipeline.scan_release
+
+    def spy(release, **kwargs):  # noqa: ANN001, ANN003
+        asked.append({r.path for v in release.views for r in v.runs.values()})
+        assert not kwargs["clean"]  # none taken as scanned clean
+        return real(release, **kwargs)
+
+    monkeypatch.setattr(pipeline, "scan_release", spy)
+    assert run(runs_copy, "--out", str(tmp_path / "merged"), "--quiet") == 0
+    assert len(asked) == 1 and len(asked[0]) == 6

@@ -166,3 +166,32 @@ def test_the_matrix_lists_a_job_per_slice_of_each_version_within_a_matrixs_256(c
     assert listed == {TUCKER, PACK, RUBRIC}  # read from the runs
     assert main(["matrix", "--slices", "129", "a/v1", "b/v2"]) == 1
     assert "2 versions in 129 slices make 258 jobs; a matrix holds 1 to 256" in capsys.readouterr().err
+
+
+def test_a_slice_that_redacts_nothing_scans_only_its_own_runs_and_records_only_those_clean(
+    built, tmp_path, monkeypatch
+):
+    """Without --redact-secrets the release scan only refuses: each run is scanned by the one slice its first search
+    bundle is dealt to (the pages a slice shows of other runs pass the backstop as they are written). A run another
+    slice scanned is not recorded as scanned clean: a full build into the same folder scans it."""
+    import site_src.build.pipeline as pipeline
+
+    runs, _, _ = built
+    asked: list[set[tuple[str, str, str]]] = []
+    real = pipeline.scan_release
+
+    def spy(release, **kwargs):  # noqa: ANN001, ANN003
+        asked.append({(v.bench.id, v.version.id, r) for v in release.views for r in v.runs} - kwargs["clean"])
+        return real(release, **kwargs)
+
+    monkeypatch.setattr(pipeline, "scan_release", spy)
+    for k in (1, 2):
+        assert run(runs, "--only", PACK, "--slice", f"{k}/2", "--out", str(tmp_path / f"slice-{k}")) == 0
+    every = {(*PACK.split("/"), run_id) for run_id in ("demo-model-a-run1", "demo-model-a-run2", "demo-model-b-run1")}
+    assert asked[0] | asked[1] == every and not asked[0] & asked[1] and asked[0] and asked[1]
+    scanned_by_second = asked[1]
+    asked.clear()
+    assert (
+        run(runs, "--only", PACK, "--out", str(tmp_path / "slice-2")) == 0
+    )  # the whole version, into slice 2's folder
+    assert asked == [every - scanned_by_second]  # what slice 2 scanned is clean; what it left to slice 1 is not

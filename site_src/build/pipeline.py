@@ -87,7 +87,8 @@ def publish(got: Read, config: BuildConfig, cache: BuildCache | None, scope: Exi
         from .changes import add_changes
 
         add_changes(release, config.previous)
-    return publish_scanned(release, plan, findings, config, cache, scope, timer)
+    clean = clean_runs(release, findings) - plan.scanned_elsewhere
+    return publish_scanned(release, plan, findings, clean, config, cache, scope, timer)
 
 
 def merged(config: BuildConfig, cache: BuildCache, scope: ExitStack, timer: report.Timer) -> int:
@@ -113,19 +114,21 @@ def merged(config: BuildConfig, cache: BuildCache, scope: ExitStack, timer: repo
     if got.problem:
         return report.refused(f"{got.problem}; nothing was written")
     plan = Plan(versions=set(), shard_files=got.files, redactions=got.redactions)
-    return publish_scanned(release, plan, [], config, cache, scope, timer)
+    return publish_scanned(release, plan, [], set(), config, cache, scope, timer)  # it scanned no run: none is clean
 
 
 def publish_scanned(
     release: Release,
     plan: Plan,
     findings: list[Finding],
+    clean: set[tuple[str, str, str]],
     config: BuildConfig,
     cache: BuildCache | None,
     scope: ExitStack,
     timer: report.Timer,
 ) -> int:
-    """render -> index -> manifest -> put in place, for a release scanned (findings: what was redacted)."""
+    """render -> index -> manifest -> put in place, for a release scanned (findings: what was redacted; clean: the
+    runs scanned with no finding, which the next build need not scan again)."""
     site = NewSite.beside(config.out.resolve(), scope, cache.known if cache else {})
     problem = render(release, plan, config, cache, site, timer)
     if problem:
@@ -141,7 +144,7 @@ def publish_scanned(
     put_in_place(site, config.out.resolve(), cache)
     if cache:
         keys = {} if config.shards else site.keys  # a merge renders none of the pages that have keys
-        cache.save(keys, site.bundle_keys, release, clean_runs(release, findings), [*site.listed, MANIFEST],
+        cache.save(keys, site.bundle_keys, release, clean, [*site.listed, MANIFEST],
                    site.sums[MANIFEST], site.drawings, made_specs())  # fmt: skip
     timer.done("put in place")
     report.built(config, site, release, findings, timer)
@@ -228,6 +231,8 @@ class Plan:
     in_slice: Callable[[str], bool] | None = None  # of those pages and search bundles, only one slice's (--slice)
     shard_files: dict[str, merge.ShardFile] = field(default_factory=dict)
     redactions: list[Any] | None = None  # a merge's: as its shards' manifests list them
+    # (bench, version, run) of the runs another slice scans (a slice that redacts nothing scans only its own runs)
+    scanned_elsewhere: set[tuple[str, str, str]] = field(default_factory=set)
     problem: str | None = None
 
     def charts(self, release: Release) -> list[Any]:
@@ -252,7 +257,24 @@ def plan_pages(release: Release, config: BuildConfig) -> Plan:
             from ..site.slicing import Slicer
 
             plan.in_slice = Slicer(release).within(*config.part)
+            if not config.redact_secrets:
+                plan.scanned_elsewhere = scanned_elsewhere(release, plan.in_slice)
     return plan
+
+
+def scanned_elsewhere(release: Release, in_slice: Callable[[str], bool]) -> set[tuple[str, str, str]]:
+    """The runs a slice leaves to other slices to scan, when it redacts nothing (the scan then only refuses): each
+    run is scanned by the slice its first search bundle is dealt to (a run with no transcripts, by the slice that
+    bundle's name falls in by its hash). The pages a slice shows of other slices' runs (items, lists) still pass the
+    backstop scan as they are written."""
+    from ..site.search_index import bundle_dir
+
+    return {
+        (view.bench.id, view.version.id, run_id)
+        for view in release.views
+        for run_id in view.runs
+        if not in_slice(bundle_dir(view.bench.id, view.version.id, run_id))
+    }
 
 
 def scan(
@@ -270,7 +292,7 @@ def scan(
     charts.SPECS.update(cache.specs() if cache else {})
     if not config.redact_secrets:  # the scan then changes nothing in the release: charts are drawn meanwhile
         drawing.draw_soon(plan.charts(release))
-    clean = cache.clean_before(release) if cache else None
+    clean = (cache.clean_before(release) if cache else set()) | plan.scanned_elsewhere
     runs = sum(len(view.runs) for view in release.views)
     with bar("secret scan", " runs", config.quiet, total=runs) as progress:
         findings = scan_release(
