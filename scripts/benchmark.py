@@ -304,7 +304,7 @@ def hugo_comparison(entrants: int, repetitions: int, rounds: int) -> None:
         against_hugo(release, tmp_path, build, rounds, timed)
 
 
-WHOLE_VERSION = ("read", "score", "secret scan")  # what every slice does for the whole version
+WHOLE_VERSION = ("read", "score")  # what every slice does for the whole version (it scans only its own runs)
 
 
 def by_slices(entrants: int, size: int, count: int, runners: int = 16, projected: int = 1_000_000) -> None:
@@ -360,10 +360,11 @@ def _slice_line(name: str, got: tuple[float, float, dict[str, float], float]) ->
 
 def project_slices(n: int, slices: list, merge: tuple, runners: int, projected: int) -> None:  # noqa: ANN001
     """Wall time for `projected` transcripts in one version on `runners` runners, one slice each, from the measured
-    phases: a slice's whole-version phases (read, score, secret scan: every slice does them for the whole version)
-    grow with the transcripts; the slice phases (render, search index, backstop, manifest, put in place) summed over
-    the slices grow with the transcripts and are shared by the runners; the merge (which reads and scores the whole
-    release, takes every file and renders the site-wide pages) grows with the transcripts; start-up is left out.
+    phases: a slice's whole-version phases (read, score: every slice does them for the whole version) grow with the
+    transcripts; the slice phases (secret scan of its own runs, render, search index, backstop, manifest, put in
+    place) summed over the slices grow with the transcripts and are shared by the runners; the merge (which reads no
+    run: it takes every file and renders the site-wide pages from the summaries) grows with the files, so with the
+    transcripts; start-up is left out.
     Measured at a size where start-up is small against the rest (100,000), the projection is close to linear."""
     scale = projected / n
     fixed = max(_phases(s[2])[0] for s in slices)
@@ -371,7 +372,7 @@ def project_slices(n: int, slices: list, merge: tuple, runners: int, projected: 
     slice_wall = (fixed + shared / runners) * scale
     merge_wall = merge[0] * scale
     print(f"projected for {projected:,} transcripts on {runners} runners: a slice {slice_wall / 60:.1f} min "
-          f"({fixed * scale / 60:.1f} min of it the whole version's read, score and scan), then the merge "
+          f"({fixed * scale / 60:.1f} min of it the whole version's read and score), then the merge "
           f"{merge_wall / 60:.1f} min: {(slice_wall + merge_wall) / 60:.1f} min in all")  # fmt: skip
 
 
