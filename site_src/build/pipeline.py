@@ -2,6 +2,10 @@
 
     read -> score -> scan -> render -> index -> manifest -> put in place
 
+A merge (build.py merge, merged()) reads the shards instead of the runs, and renders only the site-wide pages:
+
+    read content/ and the shards' summaries -> take the shards' files, render -> manifest -> put in place
+
 Each phase is a function below, given what it needs and giving what the next needs. The build cache is asked at
 the edges only: as the runs are read (reading.py), as the pages to render are chosen and the search bundles to make
 again (render, index), and it is written once the site is in place.
