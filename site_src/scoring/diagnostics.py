@@ -68,11 +68,12 @@ def diagnose(
     d = Diagnostics()
     for t in transcripts:
         d.transcripts += 1
-        answers = [x for x in t.turns if x.role == "assistant" and x.content]
+        turns = list(t.turns)  # decoded once: a stored transcript's turns are decoded from disk on each use
+        answers = [x for x in turns if x.role == "assistant" and x.content]
         refusing = sum(is_refusal(x.content or "", list(refusal_patterns)) for x in answers)
         d.refusal_turns += refusing
         d.refusal_transcripts += bool(answers) and refusing == len(answers)
-        for turn in t.turns:
+        for turn in turns:
             if turn.role != "assistant":
                 continue
             d.assistant_turns += 1

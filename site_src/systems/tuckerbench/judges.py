@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import correlation, fmean, linear_regression
+from typing import Any
 
 import krippendorff
 import numpy as np
 
 from ... import worked_out
-from ...model import BenchmarkVersion, PrivateKey, Run
+from ...model import BenchmarkVersion, Judgment, PrivateKey, Run
 from .definition import TuckerDefinition
 from .scoring import TranscriptScore, weighted_score
 
@@ -85,11 +86,14 @@ def _alpha(a: list[float], b: list[float]) -> float | None:
     return 1 - observed / expected
 
 
-def agreement(run: Run, d: TuckerDefinition, kinds: dict[str, str]) -> list[Agreement]:
+def agreement(
+    run: Run, d: TuckerDefinition, kinds: dict[str, str], judged: list[Judgment] | None = None
+) -> list[Agreement]:
+    """The two judges' agreement, per kind of item (judged: the run's judgments, when the caller has them decoded)."""
     if len(run.judges) != 2:
         return []
     j1, j2 = (j.id for j in run.judges)
-    ok = {(j.judge_id, j.target_id): j for j in run.judgments if j.parse_status == "ok"}
+    ok = {(j.judge_id, j.target_id): j for j in (run.judgments if judged is None else judged) if j.parse_status == "ok"}
     targets = sorted({t for (_, t) in ok if (j1, t) in ok and (j2, t) in ok})
     item_of = {t.id: t.item_id for t in run.transcripts}
     out = []
@@ -141,8 +145,12 @@ def assistant_chars(run: Run) -> dict[str, int]:
     return {t.id: sum(len(x.content or "") for x in t.turns if x.role == "assistant") for t in run.transcripts}
 
 
-def length_relation(run: Run, results: dict[str, TranscriptScore]) -> list[LengthRelation]:
-    chars = assistant_chars(run)
+def length_relation(
+    run: Run, results: dict[str, TranscriptScore], chars: dict[str, int] | None = None
+) -> list[LengthRelation]:
+    """Each judge's score against the length of what was judged (chars: each transcript's assistant characters, when
+    the caller has them)."""
+    chars = assistant_chars(run) if chars is None else chars
     out = []
     for judge in run.judges:
         xs, ys = [], []
@@ -226,19 +234,55 @@ def run_report(
     run: Run, version: BenchmarkVersion, kinds: dict[str, str], results: dict[str, TranscriptScore]
 ) -> JudgeReport:
     d: TuckerDefinition = version.definition
-    tokens: dict[str, dict[str, int]] = defaultdict(lambda: {"input_tokens": 0, "output_tokens": 0})
-    failures = {j.id: [0, 0, 0, 0] for j in run.judges}
     judged = list(run.judgments)  # decoded once: a stored run keeps its judgments on disk (build/store.StoredList)
+    failures, tokens = _judging(run, judged)
+    chars = _answering(run, tokens)
+    cal, cal_dims = _calibration(run, d)
+    mine = {t.id: results[t.id] for t in run.transcripts}
+    return JudgeReport(
+        judges=[j.id for j in run.judges],
+        agreement=agreement(run, d, kinds, judged),
+        self_preference=self_preference(run, mine),
+        parse_failures={k: tuple(v) for k, v in failures.items()},
+        length=length_relation(run, mine, chars),
+        tokens=dict(tokens),
+        calibration=cal,
+        calibration_dims=cal_dims,
+        pairs=pair_agreement(run, version.private_keys.get(run.id), mine),  # the run's own key, from its files
+        pair_count=len(run.human_pairs),
+    )
+
+
+Tokens = dict[str, dict[str, int]]  # who (a judge, an entrant) -> input and output tokens
+
+
+def _judging(run: Run, judged: list[Judgment]) -> tuple[dict[str, list[int]], Tokens]:
+    """Each judge's parse failures, judgments, transcripts and calibration responses judged, and tokens."""
+    tokens: Tokens = defaultdict(lambda: {"input_tokens": 0, "output_tokens": 0})
+    failures = {j.id: [0, 0, 0, 0] for j in run.judges}
     for n, j in enumerate([*judged, *run.calibration]):
         failures[j.judge_id][1] += 1
         failures[j.judge_id][0] += j.parse_status != "ok"
         failures[j.judge_id][2 if n < len(judged) else 3] += 1
         for k in ("input_tokens", "output_tokens"):
             tokens[j.judge_id][k] += j.usage.get(k, 0)
+    return failures, tokens
+
+
+def _answering(run: Run, tokens: Tokens) -> dict[str, int]:
+    """Add each entrant's tokens to tokens; each transcript's assistant characters (for the length relation)."""
+    chars: dict[str, int] = {}
     for t in run.transcripts:
-        for turn in t.turns:
+        turns = list(t.turns)  # decoded once for the tokens and the lengths: a stored run keeps its turns on disk
+        for turn in turns:
             for k in ("input_tokens", "output_tokens"):
                 tokens[t.entrant_id][k] += turn.usage.get(k, 0)
+        chars[t.id] = sum(len(x.content or "") for x in turns if x.role == "assistant")
+    return chars
+
+
+def _calibration(run: Run, d: TuckerDefinition) -> tuple[list[Any], dict[tuple[str, str], dict[str, Any]]]:
+    """Each calibration response's weighted score by each judge, and its dimension scores."""
     cal = []
     cal_dims = {}
     by_key = {(c.judge_id, c.target_id): c for c in run.calibration}
@@ -251,16 +295,4 @@ def run_report(
             if ok:
                 cal_dims[(response.id, judge.id)] = dict(c.scores)
         cal.append((response.id, response.title, row))
-    mine = {t.id: results[t.id] for t in run.transcripts}
-    return JudgeReport(
-        judges=[j.id for j in run.judges],
-        agreement=agreement(run, d, kinds),
-        self_preference=self_preference(run, mine),
-        parse_failures={k: tuple(v) for k, v in failures.items()},
-        length=length_relation(run, mine),
-        tokens=dict(tokens),
-        calibration=cal,
-        calibration_dims=cal_dims,
-        pairs=pair_agreement(run, version.private_keys.get(run.id), mine),  # the run's own key, from its files
-        pair_count=len(run.human_pairs),
-    )
+    return cal, cal_dims
