@@ -231,6 +231,14 @@ def test_cached_runs_keep_their_turns_and_judgments_on_disk_and_read_them_where_
     turns = read[many.id].turns
     shown = (many.turns[-1], many.turns[1:], len(many.turns), list(many.turns))
     assert shown == (turns[-1], turns[1:], len(turns), turns)
+    reads = []
+    real_read = TurnsFile.read
+    TurnsFile.read = lambda self, offset, length: reads.append(offset) or real_read(self, offset, length)  # type: ignore[method-assign]
+    try:  # its length decodes nothing, so list() (which asks for it first) decodes the turns once
+        assert (len(many.turns), len(reads)) == (len(turns), 0)
+        assert (list(many.turns), len(reads)) == (turns, 1)
+    finally:
+        TurnsFile.read = real_read  # type: ignore[method-assign]
     one = next(moved.glob("*.run"))
     one.with_suffix(".turns").unlink()
     assert load_run(one) is None

@@ -47,10 +47,11 @@ class StoredList(Sequence[T]):
     was the largest part of what a build held per transcript, and a run's judgments the largest part of the rest.
     Equal to a list of the same items."""
 
-    __slots__ = ("file", "offset", "length", "digest")
+    __slots__ = ("file", "offset", "length", "digest", "count")
 
-    def __init__(self, file: TurnsFile, offset: int, length: int, digest: bytes) -> None:
+    def __init__(self, file: TurnsFile, offset: int, length: int, digest: bytes, count: int) -> None:
         self.file, self.offset, self.length, self.digest = file, offset, length, digest
+        self.count = count  # of items: len() decodes nothing (list() asks for it before it iterates)
 
     def blob(self) -> bytes:
         data = self.file.read(self.offset, self.length)
@@ -69,7 +70,7 @@ class StoredList(Sequence[T]):
         return self.load()[index]
 
     def __len__(self) -> int:
-        return len(self.load())
+        return self.count
 
     def __iter__(self) -> Iterator[T]:
         return iter(self.load())
@@ -97,7 +98,7 @@ def spill(run: Any, path: Path) -> bytes:
             blob = items.blob() if isinstance(items, StoredList) else codec.dumps(items)
             f.write(blob)
             whole.update(blob)
-            stored.append(StoredList(file, offset, len(blob), hashlib.sha256(blob).digest()))
+            stored.append(StoredList(file, offset, len(blob), hashlib.sha256(blob).digest(), len(items)))
             offset += len(blob)
     tmp.replace(path)
     for t, turns in zip(run.transcripts, stored[:-1], strict=True):
@@ -107,7 +108,7 @@ def spill(run: Any, path: Path) -> bytes:
 
 
 def _list_data(s: StoredList[Any]) -> list[Any]:
-    return [s.offset, s.length, s.digest.hex()]
+    return [s.offset, s.length, s.digest.hex(), s.count]
 
 
 def write_run(seal: Seal, path: Path, run: Any, key: Any, said: list[Any]) -> None:
@@ -129,8 +130,8 @@ def read_run(seal: Seal, path: Path) -> tuple[Any, Any, list[Any]] | None:
     file = TurnsFile(str(turns))  # where it lies now: the cache folder may have moved since
 
     def stored(value: Any) -> StoredList[Any]:
-        offset, length, digest = value
-        return StoredList(file, int(offset), int(length), bytes.fromhex(digest))
+        offset, length, digest, count = value
+        return StoredList(file, int(offset), int(length), bytes.fromhex(digest), int(count))
 
     try:
         found = codec.loads(data, {"$l": stored})
