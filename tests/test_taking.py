@@ -3,8 +3,11 @@ result as one process taking them one by one."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -33,7 +36,7 @@ def listed(shard: Path) -> dict[str, ShardFile]:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_every_file_is_copied_and_known_by_its_digest_in_one_process_or_several(jobs, shard, tmp_path, monkeypatch):
+def test_every_file_is_linked_and_known_by_its_digest_in_one_process_or_several(jobs, shard, tmp_path, monkeypatch):
     monkeypatch.setattr(taking, "CHUNK", 7)  # many chunks: the demo shard has a few hundred files
     files = listed(shard)
     known: dict[str, bytes] = {}
@@ -43,7 +46,46 @@ def test_every_file_is_copied_and_known_by_its_digest_in_one_process_or_several(
     for rel in files:
         data = (tmp_path / "site" / rel).read_bytes()
         assert hashlib.sha256(data).digest() == files[rel].sha256
-        assert not (tmp_path / "site" / rel).is_symlink() and (tmp_path / "site" / rel).stat().st_nlink == 1
+        assert not (tmp_path / "site" / rel).is_symlink()
+        assert (tmp_path / "site" / rel).stat().st_ino == (shard / rel).stat().st_ino  # the very file checked
+
+
+def test_a_file_is_copied_when_it_cannot_be_linked_or_has_another_mode(shard, tmp_path, monkeypatch):
+    files = listed(shard)
+    odd = sorted(files)[0]
+    copy = tmp_path / "shard"
+    shutil.copytree(shard, copy)
+    (copy / odd).chmod(0o755)  # a build gives its files 0o666 less the umask: the site keeps that
+    files = {rel: ShardFile(copy, f.sha256, "") for rel, f in files.items()}
+    assert taking.take(files, tmp_path / "site", {}, jobs=1) == ([], None)
+    site = tmp_path / "site"
+    assert (site / odd).stat().st_ino != (copy / odd).stat().st_ino
+    assert stat.S_IMODE((site / odd).stat().st_mode) == stat.S_IMODE((copy / sorted(files)[1]).stat().st_mode)
+    assert (site / odd).read_bytes() == (copy / odd).read_bytes()
+
+    def cross_device(src, dst):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(taking.os, "link", cross_device)  # the shard on another file system
+    assert taking.take(files, tmp_path / "site2", {}, jobs=1) == ([], None)
+    for rel in files:
+        assert (tmp_path / "site2" / rel).read_bytes() == (copy / rel).read_bytes()
+        assert (tmp_path / "site2" / rel).stat().st_nlink == 1
+
+
+def test_a_link_is_kept_only_if_it_names_the_file_that_was_read(tmp_path):
+    """A path swapped between the read and the link: the new link names another file, so the checked bytes are
+    written instead."""
+    checked, swapped = tmp_path / "checked", tmp_path / "swapped"
+    checked.write_bytes(b"checked")
+    swapped.write_bytes(b"swapped in")
+    mode = stat.S_IMODE(checked.stat().st_mode)
+    target = tmp_path / "site.html"
+    taking._place(str(swapped), checked.stat(), b"checked", str(target), mode)
+    assert target.read_bytes() == b"checked"
+    assert target.stat().st_ino not in (checked.stat().st_ino, swapped.stat().st_ino)
+    taking._place(str(checked), checked.stat(), b"checked", str(tmp_path / "linked.html"), mode)
+    assert (tmp_path / "linked.html").stat().st_ino == checked.stat().st_ino
 
 
 def test_a_worker_stops_at_a_file_that_differs_and_says_which(shard, tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ scanning.py   the scan phase: secrets in the release before rendering, and in ev
 manifest.py   the manifest phase: every published file with its SHA-256 and sources
 output.py     the output folder: where a build may write, the new site beside it, putting it in place
 merge.py      build.py merge: shards, as untrusted input, checked with no run read (summary.py: each version's
-              summary in its shards' manifests; taking.py: their files copied in, checked and scanned)
+              summary in its shards' manifests; taking.py: their files checked, scanned and linked in)
 cache.py      what a rebuild keeps (page_keys.py: what each page shows, as a key), kept sealed (store.py, sealed.py,
               codec.py): data, never code
 preview.py    build.py serve: the same app, served while it reads the runs again on change

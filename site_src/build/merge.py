@@ -72,6 +72,7 @@ class Gathered:
     list; or why they cannot make the release."""
 
     files: dict[str, ShardFile] = field(default_factory=dict)
+    pages: dict[str, list[str]] = field(default_factory=dict)  # version -> the site paths of its pages listed
     views: dict[str, VersionView] = field(default_factory=dict)
     held: dict[str, Held] = field(default_factory=dict)
     redactions: list[Any] | None = None
@@ -223,14 +224,16 @@ def _listed(folder: Path, manifest: dict[str, Any], got: Gathered, part: tuple[i
             return f"shard {folder} lists {rel!r}, which {why}; nothing was taken from it"
         if not rel.startswith(held):
             return f"shard {folder} lists {rel}, outside the versions it holds; nothing was taken from it"
-        name = "/".join(rel.split("/", 2)[:2])
-        if not _written(rel, got.views[name], part):
+        name, bundle = "/".join(rel.split("/", 2)[:2]), bundle_of(rel)
+        if not _written(rel, bundle, got.views[name], part):
             whose = f"slice {part[0]}/{part[1]} of {name}" if part else f"shard build of {name}"
             return f"shard {folder} lists {rel}, which no {whose} writes; nothing was taken from it"
         if rel in got.files:
             return f"{rel} is listed by two shards, {got.files[rel].shard} and {folder}; rebuild them"
         sources = _shared(entry.get("sources", entry.get("sources_of_version")), got.shared)
         got.files[rel] = ShardFile(folder, bytes.fromhex(entry["sha256"]), sources)
+        if bundle is None:
+            got.pages.setdefault(name, []).append(rel)
     return None
 
 
@@ -243,11 +246,11 @@ def _shared(sources: list[str] | str, shared: dict[Any, Any]) -> tuple[str, ...]
     return shared.setdefault(named, named)
 
 
-def _written(rel: str, view: VersionView, part: tuple[int, int] | None) -> bool:
-    """Whether a build of the version (of that slice) writes a file at rel: one of its search bundles' files, or one
-    of its pages. A transcript's page and download may lie in any slice: its bundle is not known here."""
+def _written(rel: str, bundle: str | None, view: VersionView, part: tuple[int, int] | None) -> bool:
+    """Whether a build of the version (of that slice) writes a file at rel (of that search bundle, or None): one of
+    its search bundles' files, or one of its pages. A transcript's page and download may lie in any slice: its
+    bundle is not known here."""
     inside = rel[len(view.folder) + 1 :]
-    bundle = bundle_of(rel)
     if bundle is not None:
         sizes = view.once(sizes_of)
         return _search_file(inside, bundle, sizes) and (part is None or _slicer(view).of(bundle, part[1]) == part[0])
@@ -289,12 +292,8 @@ def _slicer_of(view: VersionView) -> Slicer:
 
 def _every_page(got: Gathered) -> str | None:
     """Why the shards of a version do not list every page and download of it (those its summary counts), or None."""
-    listed: dict[str, list[str]] = {name: [] for name in got.held}
-    for rel in got.files:
-        if bundle_of(rel) is None:
-            listed["/".join(rel.split("/", 2)[:2])].append(rel)
     for name, version in got.held.items():
-        made, want = pages_digest(listed[name]), version.pages
+        made, want = pages_digest(got.pages.get(name, [])), version.pages
         if made != want:
             shards = sorted(version.shards.values())
             one = len(shards) == 1

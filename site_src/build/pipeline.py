@@ -310,7 +310,8 @@ def render(
     release: Release, plan: Plan, config: BuildConfig, cache: BuildCache | None, site: NewSite, timer: report.Timer
 ) -> str | None:
     """Every page chosen, into the new site's folder: those whose bytes the last build wrote are kept, a merge's
-    shards are copied in; the written files are scanned again (the backstop). Why a shard cannot be taken, if so."""
+    shards are linked or copied in; the written files are scanned again (the backstop). Why a shard cannot be taken,
+    if so."""
     from ..site.drawing import draw_all, draw_soon
     from ..site.freeze import Scan, freeze
 

@@ -70,7 +70,12 @@ def bundles(release: Release) -> dict[str, list[str]]:
 
 
 def view_bundles(view: VersionView) -> dict[str, list[str]]:
-    """One version's bundles (see bundles), each with its pages sorted."""
+    """One version's bundles (see bundles), each with its pages sorted: worked out once per view (a build asks for
+    them to deal its slices, to index and to summarise the version)."""
+    return view.once(_bundles_of)
+
+
+def _bundles_of(view: VersionView) -> dict[str, list[str]]:
     b, v = view.bench.id, view.version.id
     by_run: dict[str, list[str]] = {}
     for tid, t in view.transcripts.items():
