@@ -432,19 +432,21 @@ def test_what_is_worked_out_from_one_run_is_kept_for_the_runs_that_did_not_chang
     out, full = tmp_path / "site", tmp_path / "full"
     assert build(runs_copy, out) == 0
 
-    worked_out: list[str] = []
+    log = tmp_path / "worked-out.log"  # the read workers work a run out where they read it: a list would stay there
     parts = (judges, "run_report"), (diagnostics, "diagnose"), (page_keys, "_record_keys"), (scoring, "score_run")
     for module, name in parts:
         original = getattr(module, name)
 
         def counted(*args, _original=original, _name=name, **kwargs):
-            worked_out.append(_name)
+            with log.open("a", encoding="utf-8") as f:
+                f.write(f"{_name}\n")
             return _original(*args, **kwargs)
 
         monkeypatch.setattr(module, name, counted)
     edit_jsonl(second / "judgments/judge-k.jsonl", 1, lambda r: r["scores"].update(fidelity=1))
     assert build(runs_copy, out) == 0
     entrants = len(json.loads((second / "manifest.json").read_text(encoding="utf-8"))["entrants"])
+    worked_out = log.read_text(encoding="utf-8").split()
     assert sorted(worked_out) == sorted(["run_report", "_record_keys", "score_run"] + ["diagnose"] * entrants)
     monkeypatch.undo()
     assert build(runs_copy, full, "--fresh") == 0
@@ -466,10 +468,17 @@ def test_what_is_kept_from_a_run_is_worked_out_again_when_the_content_changes(ru
     args = ["--content", str(content), "--runs", str(runs_copy)]
     assert main([*args, "--out", str(out)]) == 0
     _append(content / "tuckerbench/methodology.md", "\nOne more sentence.\n")
-    diagnosed: list[str] = []
+    log = tmp_path / "diagnosed.log"  # the read workers diagnose a run where they read it
     original = diagnostics.diagnose
-    monkeypatch.setattr(diagnostics, "diagnose", lambda ts, *a: diagnosed.append(ts[0].run_id) or original(ts, *a))
+
+    def diagnose(ts, *a):
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"{ts[0].run_id}\n")
+        return original(ts, *a)
+
+    monkeypatch.setattr(diagnostics, "diagnose", diagnose)
     assert main([*args, "--out", str(out)]) == 0
+    diagnosed = log.read_text(encoding="utf-8").split()
     assert set(diagnosed) == {p.name for p in runs_copy.glob("*/*/")}  # every run, not only TuckerBench's
     monkeypatch.undo()
     assert main([*args, "--out", str(full), "--fresh"]) == 0

@@ -167,3 +167,45 @@ def test_a_run_read_again_takes_its_unchanged_transcripts_from_the_last_read(
     assert _what_was_read(again) == alone
     reads = log.read_text().split() if log.exists() else []
     assert len(reads) == read_again
+
+
+def test_a_run_read_ahead_is_worked_out_by_its_worker_and_scores_as_one_process_scores_it(
+    runs_copy, tmp_path, monkeypatch
+):
+    """The worker that reads a run also works out what scoring takes from that run alone (transcript scores, judge
+    report, diagnostics), while its turns are in memory: the build's score phase then works none of it out and
+    decodes no stored turn (but a missing transcript's, for its summary), and the release is the one a single
+    process reading and scoring every run makes. TuckerBench's runs: the other systems' scorers work out nothing
+    per run."""
+    from site_src.scoring.release import build_release
+    from site_src.systems.tuckerbench import judges, scoring
+
+    runs = tmp_path / "tucker" / "runs"
+    shutil.copytree(runs_copy / "tuckerbench", runs / "tuckerbench")
+    second = runs / "tuckerbench/demo-pilot-run2"  # two runs: a run each for the two workers
+    shutil.copytree(runs / "tuckerbench/demo-pilot-run1", second)
+    edit_json(second / "manifest.json", lambda m: m.update(run_id="demo-pilot-run2", repeat_of="demo-pilot-run1"))
+    alone = build_release(load(runs))  # no workers, no cache: scored here, from the runs as read
+
+    log = tmp_path / "worked.txt"
+    for module, name in (scoring, "score_run"), (judges, "run_report"):
+        _log_calls(monkeypatch, module, name, log, lambda run, *rest, _n=name: f"{os.getpid()} {_n} {run.id}")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    project = load_project(CONTENT, [runs], _cache(tmp_path / "site", runs, fresh=False))
+    calls = [line.split() for line in log.read_text().splitlines()]
+    tucker = [r.id for b in project.benchmarks if b.system == "tuckerbench" for v in b.versions for r in v.runs]
+    assert sorted(run for _, _, run in calls) == sorted(tucker * 2) and len(tucker) == 2
+    assert str(os.getpid()) not in {pid for pid, _, _ in calls}
+
+    decoded: list[int] = []
+    real = StoredList.load
+    monkeypatch.setattr(StoredList, "load", lambda self: decoded.append(1) or real(self))
+    ahead = build_release(project)
+    monkeypatch.undo()
+    assert len(log.read_text().splitlines()) == len(calls)  # nothing worked out again
+    # of the turns, only a missing transcript's summary decodes them (it names its last turn's error)
+    missing = sum(1 for v in ahead.views for tid in v.transcripts if v.summaries[tid].state == "missing")
+    assert len(decoded) <= missing < sum(len(v.transcripts) for v in ahead.views)
+    for mine, theirs in zip(alone.views, ahead.views, strict=True):
+        assert mine.scored == theirs.scored and mine.judge_reports == theirs.judge_reports
+        assert mine.diagnostics == theirs.diagnostics

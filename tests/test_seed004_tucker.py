@@ -383,7 +383,7 @@ def test_the_judge_report_reads_a_runs_judgments_a_bounded_number_of_times(demo)
     run.judgments = Counted(run.judgments)
     try:
         kinds = {i.id: i.kind for i in view.version.items}
-        report = run_report(run, view.version, kinds, view.scored.transcripts)
+        report = run_report(run, view.version, kinds, view.scored.transcripts, view.version.private_keys.get(run.id))
     finally:
         run.judgments = list(run.judgments)
     assert len(run.judgments) > 20

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import worked_out
 from ..model import Benchmark, Project
 from ..problems import Problems
 from ..progress import SILENT, Progress
@@ -58,6 +59,8 @@ def read(config: BuildConfig, cache: BuildCache | None, progress: Progress = SIL
     with _ReadAhead(found, benchmarks, cache) as ahead:
         for run_dir in found:
             got = ahead.outcome(run_dir)
+            if got.derived:
+                worked_out.of(got.run).update(got.derived)
             if cache and got.run is not None:
                 _keep(got, cache)
                 if got.taken and cache.prior_scanned_clean(got.rel):
@@ -75,6 +78,7 @@ class _Got:
     read: RunRead
     stored: bool = False  # stored in the cache by the worker process that read it
     loaded: bool = False  # taken from the cache
+    derived: dict[str, Any] | None = None  # what that worker worked out from the run alone (worked_out)
 
     @property
     def run(self) -> Any:
@@ -124,6 +128,8 @@ class _ReadAhead:
         self.results: Iterator[_Got] = iter(())
         jobs = min(os.cpu_count() or 1, len(todo))
         if cache and jobs and (jobs > 1 or len(todo) < len(found)):  # two cores busy, or one read beside the loads
+            from ..scoring import dispatch  # noqa: F401 - for _worked_out, imported once, not in each worker
+
             global _WORK
             _WORK = (benchmarks, cache)  # inherited by the forked workers
             self.pool = multiprocessing.get_context("fork").Pool(jobs)
@@ -161,6 +167,19 @@ def _read_ahead(run_dir: RunDir) -> _Got:
     opened = open_run_dir(run_dir, benchmarks)
     got = _Got(read_opened(opened, benchmarks, cache.prior(run_dir.rel)) if opened.bench_id else opened)
     if got.run is not None and not any(p.severity == "error" for p in got.read.said):
+        got.derived = _worked_out(got.read, benchmarks)
         cache.store(got.rel, got.run, got.read.key, got.read.said)
         got.stored = True
     return got
+
+
+def _worked_out(read: RunRead, benchmarks: dict[str, Benchmark]) -> dict[str, Any]:
+    """In a worker: what scoring works out from the run alone (scoring/dispatch.py, work_out_run), worked out while
+    its turns and judgments are in memory, before it is stored: the score phase then decodes none of them, and this
+    work is spread over the cores. The build takes it with the run, as it would have worked it out."""
+    from ..scoring.dispatch import work_out_run  # imported before the workers fork (_ReadAhead)
+
+    bench = benchmarks[read.bench_id]
+    version = next(v for v in bench.versions if v.id == read.run.version_id)
+    work_out_run(bench, version, read.run, read.key)
+    return dict(worked_out.of(read.run))

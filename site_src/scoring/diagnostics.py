@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from .. import worked_out
 from ..model import Judgment, Run, Transcript, judgments_by_target
@@ -39,6 +40,13 @@ def is_refusal(text: str, patterns: list[str]) -> bool:
     heuristic only; the judges decide what a refusal is worth."""
     lowered = text.lower().replace("\u2019", "'")
     return any(p in lowered for p in patterns)
+
+
+def diagnostics_of(run: Run, version: Any) -> dict[str, Diagnostics]:
+    """A run's diagnostics (run_diagnostics) with its version's lexicon and refusal phrases, where it has them."""
+    definition = version.definition
+    lexicon = getattr(definition, "profanity_lexicon", [])
+    return run_diagnostics(run, lexicon, getattr(definition, "refusal_patterns", []))
 
 
 def run_diagnostics(run: Run, lexicon: list[str], refusal_patterns: list[str]) -> dict[str, Diagnostics]:

@@ -9,8 +9,8 @@ from ..model import Benchmark, BenchmarkVersion, Entrant, Project, Run, Transcri
 from ..release import PALETTE, Nearby, Release, VersionView
 from ..results import Diagnostics, Summary
 from ..systems import system_part
-from .diagnostics import run_diagnostics
-from .dispatch import score_version
+from .diagnostics import diagnostics_of
+from .dispatch import judges_wanted, score_version
 
 
 def _item_order(transcripts: list[Transcript], entrants: dict[str, Entrant]) -> list[Transcript]:
@@ -69,10 +69,8 @@ def _view(bench: Benchmark, version: BenchmarkVersion) -> VersionView:
             summaries[t.id] = alike.setdefault(summary, summary)
     item_order = {i: _item_order(ts, entrants) for i, ts in by_item.items()}
     reports = part.judge_reports  # only systems with judges have them
-    wanted = bench.statistics.get("judges") or bench.statistics.get("calibration")
-    lexicon = getattr(version.definition, "profanity_lexicon", [])
-    patterns = getattr(version.definition, "refusal_patterns", [])
-    per_run = [run_diagnostics(run, lexicon, patterns) for run in version.runs]
+    wanted = judges_wanted(bench)
+    per_run = [diagnostics_of(run, version) for run in version.runs]
     diagnostics = {e: sum((d[e] for d in per_run if e in d), Diagnostics()) for e in entrants}
     return VersionView(
         bench,

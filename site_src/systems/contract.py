@@ -31,6 +31,9 @@ class ScoringPart:
     DIFFERENCE_SCALE: float  # a score difference times this is in the score's unit (100 for a percentage)
     INTERVAL_SCALE: float = 1.0  # an interval of a score times this is in the score's unit
     judge_reports: Callable[..., Any] | None = None  # (version, results) -> judge reports: systems with judges
+    # (version, run, key, judges) -> None: what score() and judge_reports() work out from one run alone
+    # (worked_out.once), worked out ahead where the run is read; key: the run's private key, judges: whether reports
+    work_out_run: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)

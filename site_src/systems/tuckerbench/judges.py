@@ -223,15 +223,17 @@ def pair_agreement(run: Run, key: PrivateKey | None, results: dict[str, Transcri
 def judge_report(version: BenchmarkVersion, results: dict[str, TranscriptScore]) -> list[tuple[str, JudgeReport]]:
     """Each run's report, worked out from that run alone: a rebuild takes it from the build cache for every run
     whose files did not change (worked_out.once)."""
+    return [(run.id, report_of(run, version, results, version.private_keys.get(run.id))) for run in version.runs]
+
+
+def report_of(run: Run, version: BenchmarkVersion, results: dict[str, TranscriptScore], key: Any) -> JudgeReport:
+    """A run's report (run_report), worked out once (worked_out.once); key: the run's private key, if it has one."""
     kinds = {i.id: i.kind for i in version.items}
-    return [
-        (run.id, worked_out.once(run, "judge_report", lambda run=run: run_report(run, version, kinds, results)))
-        for run in version.runs
-    ]
+    return worked_out.once(run, "judge_report", lambda: run_report(run, version, kinds, results, key))
 
 
 def run_report(
-    run: Run, version: BenchmarkVersion, kinds: dict[str, str], results: dict[str, TranscriptScore]
+    run: Run, version: BenchmarkVersion, kinds: dict[str, str], results: dict[str, TranscriptScore], key: Any
 ) -> JudgeReport:
     d: TuckerDefinition = version.definition
     judged = list(run.judgments)  # decoded once: a stored run keeps its judgments on disk (build/store.StoredList)
@@ -248,7 +250,7 @@ def run_report(
         tokens=dict(tokens),
         calibration=cal,
         calibration_dims=cal_dims,
-        pairs=pair_agreement(run, version.private_keys.get(run.id), mine),  # the run's own key, from its files
+        pairs=pair_agreement(run, key, mine),  # the run's own key, from its files
         pair_count=len(run.human_pairs),
     )
 

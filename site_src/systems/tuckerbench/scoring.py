@@ -211,15 +211,29 @@ def score_entrant(run: Run, entrant: Entrant, results: dict[str, TranscriptScore
     )
 
 
+def transcript_scores(run: Run, version: BenchmarkVersion) -> dict[str, TranscriptScore]:
+    """A run's transcripts' scores, worked out from the run alone (worked_out.once)."""
+    kinds = {i.id: i.kind for i in version.items}
+    return worked_out.once(run, "transcript scores", lambda: score_run(run, kinds, version.definition))
+
+
+def work_out_run(version: BenchmarkVersion, run: Run, key: Any, judges: bool) -> None:
+    """What score() and judge_reports() work out from one run alone, worked out ahead (scoring/dispatch.py)."""
+    from .judges import report_of  # judges.py builds on this module's transcript scores
+
+    results = transcript_scores(run, version)
+    if judges:
+        report_of(run, version, results, key)
+
+
 def score(version: BenchmarkVersion) -> Scored:
     d: TuckerDefinition = version.definition
-    kinds = {i.id: i.kind for i in version.items}
     results: dict[str, TranscriptScore] = {}
     entrants: dict[str, EntrantScore] = {}
     rows: list[Row] = []
     discrepancies: list[Discrepancy] = []
     for run in version.runs:
-        results |= worked_out.once(run, "transcript scores", lambda run=run: score_run(run, kinds, d))
+        results |= transcript_scores(run, version)
         for entrant in run.entrants:
             es = score_entrant(run, entrant, results, d)
             key = f"{run.id}--{entrant.id}"
