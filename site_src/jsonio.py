@@ -67,7 +67,8 @@ def loads_strict(text: str, *, exact_numbers: bool = False) -> Any:
         raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep") from None
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    if too_deep(value):
+    # every level of nesting opens with a bracket of the text: with few of them, no walk (most records have few)
+    if text.count("{") + text.count("[") > MAX_DEPTH and too_deep(value):
         raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep")
     if _SURROGATE_ESCAPE.search(text):  # a pair is fine; a lone half is not text and cannot be written as UTF-8
         try:

@@ -306,6 +306,26 @@ def test_seed004_scale_maximum_comes_from_the_definition(demo):
 # --- crashes become errors ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("open_, close", [("[", "]"), ('{"a":', "}")])
+def test_json_nested_64_levels_is_read_and_65_is_refused(open_, close, monkeypatch):
+    """The depth is checked by walking the value only when the text opens more than 64 brackets (each level opens
+    one); brackets inside strings count too, so the walk still decides for a shallow record full of them."""
+    from site_src import jsonio
+
+    for depth in (64, 65):
+        text = open_ * depth + "1" + close * depth
+        if depth == 64:
+            assert jsonio.loads_strict(text) is not None
+        else:
+            with pytest.raises(jsonio.StrictJSONError, match="nested more than 64 levels deep"):
+                jsonio.loads_strict(text)
+    walked: list[int] = []
+    real = jsonio.too_deep
+    monkeypatch.setattr(jsonio, "too_deep", lambda value: walked.append(1) or real(value))
+    assert jsonio.loads_strict('{"turns": [{"content": "x"}]}') and walked == []
+    assert jsonio.loads_strict(json.dumps({"text": "[" * 100})) == {"text": "[" * 100} and walked == [1]
+
+
 def test_ten_thousand_deep_json_is_an_error_not_a_traceback(runs_copy):
     path = runs_copy / "uzbek-pack/demo-model-a-run1/metadata.json"
     path.write_text("[" * 10000 + "]" * 10000)
