@@ -261,10 +261,9 @@ class RuleSet:
     keywords: Any  # RE2 set of the keywords, ignoring case: index -> the rules (indices) that have that keyword
     keyword_rules: list[list[int]]
 
-    def candidates(self, text: str) -> list[int]:
-        """The indices of the rules that may match text (nearly always none), in order. The sets read the text as
-        UTF-8, encoded here once for both (they give no positions)."""
-        data = text.encode("utf-8", "surrogatepass")
+    def candidates(self, data: bytes) -> list[int]:
+        """The indices of the rules that may match a text (nearly always none), in order, given the text as UTF-8
+        (the sets read that, and give no positions)."""
         found = set(self.own.Match(data) or ())
         for k in self.keywords.Match(data) or ():
             found.update(self.keyword_rules[k])
@@ -340,25 +339,30 @@ def _kept(rule: Rule, m: Any, stripped: str) -> tuple[int, int] | None:
     return (m.start(), m.end()) if rule.whole_match else (start, end)
 
 
-def find(text: str) -> list[tuple[str, int, int]]:
+def find(text: str, data: bytes | None = None) -> list[tuple[str, int, int]]:
     """(rule, start, end) spans in the original text, after matching on the text without invisible characters; where
     several rules find overlapping text, the first listed names it. Its time is linear in the text: the invisible
     characters are removed in one pass, two RE2 sets say which rules to run (RuleSet), and where each invisible
-    character was is looked up only when something is found."""
+    character was is looked up only when something is found. data: the text's UTF-8 bytes, when the caller has
+    them (a written file's), so that the text is not encoded again."""
     # no invisible character is ASCII; a text that holds one is stripped in one pass (translate, in C), and most
     # text, which holds none, is only searched for one (translate looks each character up: a page took 0.35 ms)
-    invisible = not text.isascii() and _any_invisible().search(text) is not None
+    invisible = not text.isascii() and _any_invisible().search(text if data is None else data) is not None
     stripped = text.translate(_removal()) if invisible else text
     if len(stripped) < MIN_LENGTH:
         return []
+    # RE2 reads UTF-8: searched as str, a text is encoded on every search, and each match's offsets converted back
+    encoded = data if data is not None and not invisible else stripped.encode("utf-8", "surrogatepass")
     ruleset = _rules()
-    hits = ruleset.candidates(stripped)
+    hits = ruleset.candidates(encoded)
     if not hits:
         return []
     rules = ruleset.rules
     found = []
     for i in hits:
         rule = rules[i]
+        if rule.pattern.search(encoded) is None:  # a keyword's rule runs on every text with the keyword: most match
+            continue  # nothing, which the bytes tell without the positions in the text the matches below need
         for n, m in enumerate(rule.pattern.finditer(stripped)):
             where = _kept(rule, m, stripped) if n < MAX_CHECKED else m.span()
             if where:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, edit_json, edit_jsonl, load, tree_hash
+from hypothesis import given
+from hypothesis import strategies as st
 
 from site_src.build import build_site
 from site_src.secretrules import RULES, find, redact
@@ -119,9 +121,26 @@ def test_prefilter_never_hides_a_rule_match():
 
     ruleset = _rules()
     for rule, sample in SAMPLES.items():
-        assert [r.id for r in ruleset.rules].index(rule) in ruleset.candidates(sample), rule
+        assert [r.id for r in ruleset.rules].index(rule) in ruleset.candidates(sample.encode()), rule
     for text in ("xoxb-1234567890", "Authorization: Bearer a.b.c.d.e.f.g.h.i.j.k.l", "db://u:p4ss@h"):
-        assert find(text) and ruleset.candidates(text), text
+        assert find(text) and ruleset.candidates(text.encode()), text
+
+
+@pytest.mark.parametrize("around", ["plain {} text", "naïve — {} · ü", "<p>\u200b{}</p>", "€\n{}\n€"])
+def test_a_written_file_is_scanned_from_its_bytes_as_its_text_is(around):
+    """The backstop scans a written file's text with its UTF-8 bytes given (RE2 reads those): the same findings, at
+    the same places, as scanning the text alone, for every sample, whole or split by an invisible character, among
+    ASCII or other text; and a file that is not UTF-8 is scanned as its text with replacement characters."""
+    from site_src.build.scanning import scan_text
+
+    for sample in SAMPLES.values():
+        for secret in (sample, sample[:6] + "\u200b" + sample[6:]):
+            text = around.format(secret)
+            assert find(text, text.encode()) == find(text) != [], text
+    token = SAMPLES["github-token"]
+    broken = b"\xff\xfe " + token.encode() + b" \xc3"
+    assert [f.rule for f in scan_text("x.html", broken)] == [r for r, *_ in find(broken.decode(errors="replace"))]
+    assert [f.rule for f in scan_text("x.html", broken)] == ["github-token"]
 
 
 def test_scanner_remembers_clean_strings_only_and_names_every_place_a_secret_repeats(monkeypatch):
@@ -420,3 +439,15 @@ def test_the_manifest_written_entry_by_entry_is_what_orjson_writes_whole(built_s
         {"files": {"a": {"sha256": "x", "sources": []}}, "shard": {"versions": {"b/v": "k"}}, "redactions": [{}]},
     ):
         assert streamed(doc) == whole(doc), doc
+
+
+@given(st.lists(st.text(alphabet="ab.-_", min_size=1, max_size=8), min_size=1, max_size=4))
+def test_the_backstop_tells_a_file_by_the_suffix_a_path_gives(parts):
+    """Which written files the backstop reads as text is decided by their suffix, as PurePosixPath gives it."""
+    from pathlib import PurePosixPath
+
+    from site_src.build.scanning import suffix
+
+    rel = "/".join(p for p in parts if p not in (".", ".."))
+    if rel:
+        assert suffix(rel) == PurePosixPath(rel).suffix

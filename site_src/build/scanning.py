@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Container
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO
 
 from ..outdir import files_below
@@ -106,17 +106,27 @@ def scan_output(site: Path, skip: Container[str] = frozenset()) -> list[Finding]
     return findings
 
 
+def suffix(rel: str) -> str:
+    """PurePosixPath(rel).suffix, without making a path of it (the backstop asks for every file of the site)."""
+    name = rel.rpartition("/")[2]
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
+
+
 def scan_written(rel: str, data: bytes) -> list[Finding]:
     """The backstop's findings in one written file (site path rel), if it is text."""
-    if PurePosixPath(rel).suffix not in TEXT_SUFFIXES:
+    if suffix(rel) not in TEXT_SUFFIXES:
         return []
     return scan_text(rel, data)
 
 
 def scan_text(rel: str, data: bytes) -> list[Finding]:
     """The backstop's findings in bytes read as UTF-8 text, whatever the file is."""
-    text = data.decode("utf-8", errors="replace")
-    return [Finding(rel, None, "(written file)", rule) for rule in sorted({span[0] for span in find(text)})]
+    try:
+        text, utf8 = data.decode("utf-8"), data
+    except UnicodeDecodeError:
+        text, utf8 = data.decode("utf-8", errors="replace"), None  # its bytes are not that text's UTF-8
+    return [Finding(rel, None, "(written file)", rule) for rule in sorted({span[0] for span in find(text, utf8)})]
 
 
 class ScannedWrites:

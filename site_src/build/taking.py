@@ -16,7 +16,7 @@ import stat
 import zlib
 from collections.abc import Iterator
 from contextlib import nullcontext
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..outdir import MANIFEST
@@ -82,7 +82,7 @@ def _engines_ahead(listed: list[tuple[str, bytes]]) -> None:
     """Pagefind's engine for each language a shard's bundles name, made before the workers fork (each would run
     Pagefind to make it again)."""
     for rel, _ in listed:
-        match = ENGINE.fullmatch(PurePosixPath(rel).name)
+        match = ENGINE.fullmatch(rel.rpartition("/")[2])
         if match:
             engine_files(frozenset([match.group(1)] if match.group(1) else []))
 
@@ -159,7 +159,7 @@ def _place(source: str, read: os.stat_result, data: bytes, target: str, mode: in
 
 def engine_problem(rel: str, data: bytes) -> str | None:
     """Why a search bundle's script or WebAssembly is not the one this machine's Pagefind writes, or None."""
-    name = PurePosixPath(rel).name
+    name = rel.rpartition("/")[2]
     match = ENGINE.fullmatch(name)
     if not match:
         return None
