@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
 
 from .. import worked_out
-from ..model import Judgment, Run, Transcript, judgments_by_target
+from ..model import BenchmarkVersion, Judgment, Run, Transcript, judgments_by_target
 from ..results import Diagnostics
 
 
@@ -42,7 +41,7 @@ def is_refusal(text: str, patterns: list[str]) -> bool:
     return any(p in lowered for p in patterns)
 
 
-def diagnostics_of(run: Run, version: Any) -> dict[str, Diagnostics]:
+def diagnostics_of(run: Run, version: BenchmarkVersion) -> dict[str, Diagnostics]:
     """A run's diagnostics (run_diagnostics) with its version's lexicon and refusal phrases, where it has them."""
     definition = version.definition
     lexicon = getattr(definition, "profanity_lexicon", [])

@@ -4,6 +4,7 @@ failures, length preference, token usage, calibration responses and blind human 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import correlation, fmean, linear_regression
 from typing import Any
@@ -12,7 +13,7 @@ import krippendorff
 import numpy as np
 
 from ... import worked_out
-from ...model import BenchmarkVersion, Judgment, PrivateKey, Run
+from ...model import BenchmarkVersion, Judgment, PrivateKey, Run, Turn
 from .definition import TuckerDefinition
 from .scoring import TranscriptScore, weighted_score
 
@@ -142,7 +143,13 @@ def self_preference(run: Run, results: dict[str, TranscriptScore]) -> list[SelfP
 
 
 def assistant_chars(run: Run) -> dict[str, int]:
-    return {t.id: sum(len(x.content or "") for x in t.turns if x.role == "assistant") for t in run.transcripts}
+    """Each transcript's assistant characters."""
+    return {t.id: chars_answered(t.turns) for t in run.transcripts}
+
+
+def chars_answered(turns: Iterable[Turn]) -> int:
+    """The characters of a transcript's assistant turns."""
+    return sum(len(x.content or "") for x in turns if x.role == "assistant")
 
 
 def length_relation(
@@ -279,7 +286,7 @@ def _answering(run: Run, tokens: Tokens) -> dict[str, int]:
         for turn in turns:
             for k in ("input_tokens", "output_tokens"):
                 tokens[t.entrant_id][k] += turn.usage.get(k, 0)
-        chars[t.id] = sum(len(x.content or "") for x in turns if x.role == "assistant")
+        chars[t.id] = chars_answered(turns)
     return chars
 
 
