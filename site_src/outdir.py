@@ -214,7 +214,8 @@ def _send_listing(root: Path, send: Any) -> None:
 # the last manifest read, by its file's identity and stat (device, inode, size, mtime), not by the path's spelling:
 # the output check is given the folder as typed and the cache its resolved path, and each read of the 11 MB manifest
 # of 10,000 transcripts took 0.05 s until the three reads of a build were one
-_READ: dict[tuple[int, int, int, int], tuple[dict[str, bytes | None], bytes]] = {}  # -> (files, its SHA-256)
+# -> (files, its SHA-256, the stat of each of its parts)
+_READ: dict[tuple[int, int, int, int], tuple[dict[str, bytes | None], bytes, list[tuple[int, ...] | None]]] = {}
 
 
 def listed_in(manifest: Path) -> dict[str, bytes | None] | None:
@@ -241,27 +242,96 @@ def _read_manifest(manifest: Path) -> tuple[dict[str, bytes | None], bytes] | No
     if not S_ISREG(st.st_mode):
         return None
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    if key not in _READ:
+    if key in _READ and _READ[key][2] == _part_stats(manifest.parent, _READ[key][0]):
+        return _READ[key][:2]
+    try:
+        data = manifest.read_bytes()
+    except OSError:
+        return None
+    read = _listed(data)
+    files = read and _with_parts(manifest.parent, *read)
+    if files is None:
+        return None
+    _READ.clear()
+    _READ[key] = (files, hashlib.sha256(data).digest(), _part_stats(manifest.parent, files))
+    return _READ[key][:2]
+
+
+def _listed(data: bytes) -> tuple[dict[str, bytes | None], dict[str, Any]] | None:
+    """The files a manifest (or a part of one) lists with their digests, and its other members; None if it is not
+    one of ours."""
+    try:
+        return _listed_in_pieces(data)
+    except ValueError:  # not laid out as a build writes it (edited by hand, or a manifest in parts): read whole
+        return _listed_whole(data)
+
+
+def _with_parts(site: Path, files: dict[str, bytes | None], rest: dict[str, Any]) -> dict[str, bytes | None] | None:
+    """files, with those of the manifest's parts (each part listed as a file too), or None when a part is missing
+    or differs from the SHA-256 the manifest gives it: a manifest in parts is read whole or not at all."""
+    parts = manifest_parts(rest)
+    if parts is None:
+        return None
+    for rel, digest in parts:
+        data = read_part(site, rel, digest)
+        read = data and _listed(data)
+        if read is None:
+            return None
+        files.update(read[0])
+        files[site_path(rel)] = digest
+    return files
+
+
+PARTS = "publish-manifest"  # the folder of a large manifest's parts: publish-manifest/1.json, 2.json, ...
+MAX_PART = 1 << 27  # a part lists 10,000 files (about 3.5 MB); the bound only stops a read of a runaway file
+
+
+def manifest_parts(manifest: dict[str, Any]) -> list[tuple[str, bytes]] | None:
+    """The parts a manifest names (site path, SHA-256), in order, or None when it names them otherwise than a build
+    writes them: part k is publish-manifest/k.json."""
+    parts = manifest.get("parts", [])
+    if not isinstance(parts, list):
+        return None
+    named = []
+    for k, part in enumerate(parts, 1):
+        digest = _digest(part.get("sha256")) if isinstance(part, dict) else None
+        if digest is None or part.get("path") != f"{PARTS}/{k}.json":
+            return None
+        named.append((part["path"], digest))
+    return named
+
+
+def read_part(site: Path, rel: str, digest: bytes) -> bytes | None:
+    """A part of site's manifest, read through no link, or None when it is missing, not a plain file, too large or
+    not the bytes its SHA-256 names."""
+    try:
+        fd = os.open(site / rel, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = f.read(MAX_PART + 1)
+    return data if len(data) <= MAX_PART and hashlib.sha256(data).digest() == digest else None
+
+
+def _part_stats(site: Path, files: dict[str, bytes | None]) -> list[tuple[int, ...] | None]:
+    """The stat of each part a manifest read names (to tell a part changed since it was read)."""
+    out: list[tuple[int, ...] | None] = []
+    for rel in sorted(rel for rel in files if rel.startswith(PARTS + "/")):
         try:
-            data = manifest.read_bytes()
+            st = os.lstat(site / rel)
+            out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
         except OSError:
-            return None
-        try:
-            files = _listed_in_pieces(data)
-        except ValueError:  # not laid out as a build writes it (edited by hand, say): read whole
-            files = _listed_whole(data)
-        if files is None:
-            return None
-        _READ.clear()
-        _READ[key] = (files, hashlib.sha256(data).digest())
-    return _READ[key]
+            out.append(None)
+    return out
 
 
 FILES_OPEN, FILES_CLOSE, ENTRY = b'{\n  "files": {', b"\n  }", b'\n    "'  # as build.dump_manifest lays them out
 
 
-def _listed_in_pieces(data: bytes, piece: int = 1 << 20) -> dict[str, bytes | None] | None:
-    """listed_in's reading of a manifest laid out as a build writes it: its files' entries a megabyte at a time, each
+def _listed_in_pieces(data: bytes, piece: int = 1 << 20) -> tuple[dict[str, bytes | None], dict[str, Any]] | None:
+    """_listed's reading of a manifest laid out as a build writes it: its files' entries a megabyte at a time, each
     piece cut where an entry begins (a line with four spaces and a quote: no JSON string holds a line break). Read
     whole, the manifest of 20,000 transcripts rose the peak by 83 MB and left 74 MB resident (its objects left memory
     fragmented); in pieces, by 25 MB, leaving 41 MB. ValueError (orjson's errors are ValueErrors) when data is laid
@@ -282,16 +352,16 @@ def _listed_in_pieces(data: bytes, piece: int = 1 << 20) -> dict[str, bytes | No
         cut = end if cut < 0 else cut
         files.update(_digests(orjson.loads(b"{" + data[start:cut].removesuffix(b",") + b"}")))
         start = cut
-    return files
+    return files, rest
 
 
-def _listed_whole(data: bytes) -> dict[str, bytes | None] | None:
+def _listed_whole(data: bytes) -> tuple[dict[str, bytes | None], dict[str, Any]] | None:
     try:
         whole = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    files = whole.get("files") if isinstance(whole, dict) and _ours(whole) else None
-    return _digests(files) if isinstance(files, dict) else None
+    files = whole.pop("files", None) if isinstance(whole, dict) and _ours(whole) else None
+    return (_digests(files), whole) if isinstance(files, dict) else None
 
 
 def _ours(manifest: dict[str, Any]) -> bool:

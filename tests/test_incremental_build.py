@@ -745,10 +745,12 @@ def test_the_last_manifest_is_read_in_pieces_as_it_reads_whole(runs_copy, tmp_pa
     out = tmp_path / "site"
     assert build(runs_copy, out) == 0
     data = (out / "publish-manifest.json").read_bytes()
-    whole = outdir._listed_whole(data)
-    assert whole and len(whole) > 100 and all(len(d) == 32 for d in whole.values())
+    read = outdir._listed_whole(data)  # (files, the manifest's other members)
+    assert read and read[1]["manifest_version"] == 3 and "files" not in read[1]
+    whole = read[0]
+    assert len(whole) > 100 and all(len(d) == 32 for d in whole.values())
     for piece in (1, 5_000, 1 << 20):  # every entry a piece of its own, a few dozen pieces, one piece
-        assert outdir._listed_in_pieces(data, piece) == whole
+        assert outdir._listed_in_pieces(data, piece) == read
     manifest = json.loads(data)
     compact = tmp_path / "compact.json"
     compact.write_text(json.dumps(manifest), encoding="utf-8")

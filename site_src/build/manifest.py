@@ -13,12 +13,15 @@ import orjson
 
 from .. import GENERATOR
 from ..jsonio import object_pieces
-from ..outdir import MANIFEST
+from ..outdir import MANIFEST, PARTS
 from ..release import Release
 from ..secretrules import masked
 from ..secretscan import Finding
 from ..site.urls import LAYOUT
 from .scanning import ScannedWrites
+
+PART_FILES = 10_000  # files a part of a large manifest lists (about 3.5 MB), as a part of the transcript list
+PART_SOURCES = 100_000  # run files a part names of a version's sources (about 5 MB)
 
 
 def write_manifest(
@@ -29,7 +32,7 @@ def write_manifest(
     known: MutableMapping[str, bytes] | None = None,
     shard: dict[str, Any] | None = None,
     taken: Mapping[str, Any] | None = None,
-) -> list[Finding]:
+) -> tuple[list[Finding], list[str]]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
     redaction made (redaction_entries). A file a merge took from a shard (taken: site path -> merge.ShardFile) names
     the sources its shard's manifest names. known holds the SHA-256 of files whose bytes are known (kept from the
@@ -37,12 +40,17 @@ def write_manifest(
     its SHA-256 is added to known (so known then holds every listed file's, without a dict made of them all). A file
     kept from the last build names its sources as a full build would (they take about 2 microseconds a file to work
     out). A shard's manifest also names the versions it holds, each with the key of the inputs it was built from and
-    its summary (summary.py). The manifest's own SHA-256 is added to known too. Returns what the backstop found in
-    the manifest."""
+    its summary (summary.py).
+
+    A site of more than PART_FILES files (or PART_SOURCES run files) gets its manifest in parts, so that no file of
+    it grows with the release past what hosts take (Cloudflare: 25 MiB a file): the manifest names each part with
+    its SHA-256, and the parts list the files and the versions' sources in order. Returns what the backstop found
+    in the manifest and its parts, and the parts' site paths (their SHA-256 and the manifest's are added to known).
+    """
     known = {} if known is None else known
 
-    def entries() -> Iterator[tuple[str, dict[str, Any]]]:  # made as they are written: none is kept
-        for rel in sorted(set(listed)):
+    def entries(rels: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:  # made as they are written
+        for rel in rels:
             sources = taken[rel].sources if taken and rel in taken else sources_for(release, rel)
             digest = known.get(rel)
             if digest is None:
@@ -52,19 +60,48 @@ def write_manifest(
                 {"sha256": digest.hex(), "sources_of_version" if isinstance(sources, str) else "sources": sources},
             )
 
+    files, sources = sorted(set(listed)), version_sources(release)
     rest = {
         "generator": GENERATOR,
-        "manifest_version": 2,
+        "manifest_version": 3,
         "site_layout": LAYOUT,
-        "version_sources": version_sources(release),
         **({"shard": shard} if shard else {}),
         "redactions": redactions,
     }
-    with open(site / MANIFEST, "wb") as f:
-        written = ScannedWrites(f, MANIFEST)  # the backstop scans it as it is written
-        dump_manifest(written, entries(), rest)
+    if len(files) <= PART_FILES and sum(map(len, sources.values())) <= PART_SOURCES:
+        return _write(site, MANIFEST, entries(files), {**rest, "parts": [], "version_sources": sources}, known), []
+    findings, parts = [], []
+    for k, (chunk, named) in enumerate(_chunks(files, sources), 1):
+        rel = f"{PARTS}/{k}.json"
+        findings += _write(site, rel, entries(chunk), {"generator": GENERATOR, "part": k, **named}, known)
+        parts.append(rel)
+    listing = [{"path": rel, "sha256": known[rel].hex()} for rel in parts]
+    findings += _write(site, MANIFEST, (), {**rest, "parts": listing, "version_sources": {}}, known)
+    return findings, parts
+
+
+def _chunks(files: list[str], sources: dict[str, list[str]]) -> Iterator[tuple[list[str], dict[str, Any]]]:
+    """The parts of a large manifest: (the files it lists, its other members): the files PART_FILES at a time, then
+    each version's sources PART_SOURCES at a time."""
+    for start in range(0, len(files), PART_FILES):
+        yield files[start : start + PART_FILES], {}
+    for version, names in sources.items():
+        for start in range(0, len(names), PART_SOURCES):
+            yield [], {"version_sources": {version: names[start : start + PART_SOURCES]}}
+
+
+def _write(
+    site: Path, rel: str, files: Iterable[tuple[str, Any]], rest: dict[str, Any], known: MutableMapping[str, bytes]
+) -> list[Finding]:
+    """Write the manifest (or a part of it) at rel, scanned by the backstop as it is written; add its SHA-256 to
+    known and return what the scan found."""
+    path = site / rel
+    path.parent.mkdir(exist_ok=True)
+    with open(path, "wb") as f:
+        written = ScannedWrites(f, rel)
+        dump_manifest(written, files, rest)
         written.flush()
-    known[MANIFEST] = written.sha256.digest()
+    known[rel] = written.sha256.digest()
     return written.findings
 
 

@@ -24,7 +24,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import MapAdapter
 
 from ..model import Benchmark
-from ..outdir import MANIFEST, url_of
+from ..outdir import MANIFEST, manifest_parts, read_part, url_of
 from ..problems import Problems
 from ..release import Release, VersionView
 from ..results import plural
@@ -193,9 +193,11 @@ def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MANIFEST:
             return {}, not_shard
         manifest = orjson.loads(path.read_bytes())
-        shard, listed, redactions = manifest["shard"], manifest["files"], manifest["redactions"]
+        shard, listed, redactions = manifest["shard"], _files_of(folder, manifest), manifest["redactions"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}, not_shard
+    if listed is None:
+        return {}, f"{path} names a part of it that is missing or not the bytes it names; rebuild that shard"
     problems = Problems()
     if not check(shard, "shard", str(path), None, problems):
         wrong = problems.errors[0]
@@ -204,6 +206,25 @@ def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
     if not listed_well or not isinstance(redactions, list) or set(shard["summaries"]) != set(shard["versions"]):
         return {}, not_shard
     return manifest, None
+
+
+def _files_of(folder: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The files a shard's manifest lists, in it and in its parts (manifest.write_manifest), each part read through
+    no link and checked against the SHA-256 the manifest gives it; None when a part is not what it names. Raises
+    ValueError or TypeError when a part is not shaped as a build writes it."""
+    listed = manifest["files"]
+    parts = manifest_parts(manifest)
+    if parts is None:
+        return None
+    for rel, digest in parts:
+        data = read_part(folder, rel, digest)
+        if data is None:
+            return None
+        more = orjson.loads(data)["files"]
+        if not isinstance(listed, dict) or not isinstance(more, dict) or listed.keys() & more.keys():
+            raise ValueError(f"{rel} lists files that are not its own")
+        listed.update(more)
+    return listed
 
 
 def _entry(entry: Any) -> bool:

@@ -379,7 +379,9 @@ def manifest(
     site.listed = sorted({*site.new, *site.kept})
     redacted = plan.redactions if plan.redactions is not None else redaction_entries(redactions)
     shard = shard_section(release, config, cache)
-    site.leaked = write_manifest(site.folder, site.listed, release, redacted, site.sums, shard, plan.shard_files)
+    site.leaked, parts = write_manifest(site.folder, site.listed, release, redacted, site.sums, shard, plan.shard_files)
+    site.new += parts  # a large manifest's parts are files of the site like any other
+    site.listed += parts
     timer.done("manifest")
 
 

@@ -13,7 +13,8 @@ from ..problems import InputError, Problems
 from ..systems import system_part, systems
 from ..validate import check
 
-RESERVED_IDS = frozenset({"search", "static", "pagefind"})  # top-level folders of the site: no benchmark may be one
+# top-level folders of the site: no benchmark may be one
+RESERVED_IDS = frozenset({"search", "static", "pagefind", "publish-manifest"})
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -207,7 +207,9 @@ def _add_site_pages(app: Flask, release: Release) -> None:
 
 def _release_entries(release: Release) -> list[dict[str, Any]]:
     """index.json's benchmarks: each version's runs, leaderboard, downloads and transcript list (whose parts give
-    each transcript's page and download): the index stays small at any size."""
+    each transcript's page and download): the index stays small at any size. A run is named with the count of its
+    public files, not their list (TuckerBench's runs hold a file per transcript): publish-manifest.json lists them
+    in version_sources."""
     return [
         {
             "id": bench.id,
@@ -218,7 +220,9 @@ def _release_entries(release: Release) -> list[dict[str, Any]]:
                     "id": v.version.id,
                     "content_hash": v.version.content_hash,
                     "demo": v.version.demo,
-                    "runs": [{"id": r.id, "format": r.format, "files": r.public_files} for r in v.runs.values()],
+                    "runs": [
+                        {"id": r.id, "format": r.format, "file_count": len(r.public_files)} for r in v.runs.values()
+                    ],
                     "leaderboard": relative(url_for("leaderboard", bench=bench.id, version=v.version.id), "/"),
                     "downloads": [
                         relative(url_for(e, bench=bench.id, version=v.version.id), "/")

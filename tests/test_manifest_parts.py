@@ -1,0 +1,141 @@
+"""A large site's publish-manifest.json comes in parts, so that no file of the site grows with the release past what
+hosts take (Cloudflare Pages: 25 MiB a file; GitHub: 100 MiB): the manifest names each part with its SHA-256, and
+every reader of it (the output folder's checks, the rebuild, the merge) reads the parts or refuses the folder.
+The part sizes are made small here, so the demo release has several parts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import CONTENT, edit_jsonl, tree_hash
+
+import site_src.build.manifest as manifest_module
+from site_src import outdir
+from site_src.cli import main
+from site_src.validate import validator
+
+FILES, SOURCES = 60, 150  # per part, instead of 10,000 and 100,000
+
+
+def run(runs: Path, *args: str) -> int:
+    return main(["--content", str(CONTENT), "--runs", str(runs), *args, "--quiet"])
+
+
+@pytest.fixture
+def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(manifest_module, "PART_FILES", FILES)
+    monkeypatch.setattr(manifest_module, "PART_SOURCES", SOURCES)
+
+
+def read(site: Path) -> tuple[dict, list[dict]]:
+    root = json.loads((site / outdir.MANIFEST).read_text())
+    return root, [json.loads((site / p["path"]).read_text()) for p in root["parts"]]
+
+
+def every_file(site: Path) -> set[str]:
+    return {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+
+
+def test_a_large_manifest_is_written_in_parts_that_list_every_file_and_every_source(runs_copy, tmp_path, monkeypatch):
+    assert run(runs_copy, "--out", str(tmp_path / "one")) == 0
+    whole, none = read(tmp_path / "one")
+    assert whole["manifest_version"] == 3 and whole["parts"] == [] and none == []  # a small site: one file
+    monkeypatch.setattr(manifest_module, "PART_FILES", FILES)
+    monkeypatch.setattr(manifest_module, "PART_SOURCES", SOURCES)
+    assert run(runs_copy, "--out", str(tmp_path / "parted")) == 0
+    root, parts = read(tmp_path / "parted")
+    assert root["files"] == {} and root["version_sources"] == {} and len(parts) > 3
+    assert [p["path"] for p in root["parts"]] == [f"publish-manifest/{k}.json" for k in range(1, len(parts) + 1)]
+    assert all(len(part["files"]) <= FILES for part in parts)
+    assert all(len(names) <= SOURCES for part in parts for names in part.get("version_sources", {}).values())
+    listed = [rel for part in parts for rel in part["files"]]
+    assert listed == sorted(whole["files"])  # in order, each once
+    assert {rel: e for part in parts for rel, e in part["files"].items()} == whole["files"]
+    sources: dict[str, list[str]] = {}
+    for part in parts:
+        for version, names in part.get("version_sources", {}).items():
+            sources.setdefault(version, []).extend(names)
+    assert sources == whole["version_sources"]
+    schema = validator("publish-manifest")  # site_src/schemas/publish-manifest.schema.json: the manifest and parts
+    for manifest in (whole, root, *parts):
+        assert not list(schema.iter_errors(manifest))
+    assert list(schema.iter_errors({**root, "manifest_version": 2}))
+    for entry in root["parts"]:  # each part is named with its SHA-256, and is a file the site lists
+        assert outdir.read_part(tmp_path / "parted", entry["path"], bytes.fromhex(entry["sha256"])) is not None
+    assert set(outdir.listed_in(tmp_path / "parted" / outdir.MANIFEST)) == every_file(tmp_path / "parted") - {
+        outdir.MANIFEST
+    }
+    drop = {outdir.MANIFEST, *(p["path"] for p in root["parts"])}
+    assert {k: v for k, v in root.items() if k not in {"files", "parts", "version_sources"}} == {
+        k: v for k, v in whole.items() if k not in {"files", "parts", "version_sources"}
+    }
+    same = every_file(tmp_path / "one") - {outdir.MANIFEST}
+    assert every_file(tmp_path / "parted") - drop == same  # the site's other files are the same files
+    assert all((tmp_path / "one" / rel).read_bytes() == (tmp_path / "parted" / rel).read_bytes() for rel in same)
+
+
+@pytest.mark.usefixtures("small_parts")
+def test_a_rebuild_of_a_site_in_parts_is_a_clean_builds_and_leaves_no_old_part(runs_copy, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    assert run(runs_copy, "--out", str(out)) == 0
+    first = len(read(out)[1])
+    edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 1, lambda r: r.update(raw_output="x"))
+    assert run(runs_copy, "--out", str(out)) == 0
+    assert run(runs_copy, "--out", str(tmp_path / "clean")) == 0
+    assert tree_hash(out) == tree_hash(tmp_path / "clean")
+    monkeypatch.setattr(manifest_module, "PART_FILES", FILES * 3)  # fewer parts: the extra ones are gone
+    edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 2, lambda r: r.update(raw_output="y"))
+    assert run(runs_copy, "--out", str(out)) == 0
+    assert 0 < len(read(out)[1]) < first
+    assert run(runs_copy, "--out", str(tmp_path / "clean2")) == 0
+    assert tree_hash(out) == tree_hash(tmp_path / "clean2")
+    monkeypatch.setattr(manifest_module, "PART_FILES", 10_000)
+    monkeypatch.setattr(manifest_module, "PART_SOURCES", 100_000)
+    edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 3, lambda r: r.update(raw_output="z"))
+    assert run(runs_copy, "--out", str(out)) == 0  # back to one file: the folder of parts is gone
+    assert not (out / "publish-manifest").exists() and read(out)[0]["parts"] == []
+
+
+@pytest.mark.usefixtures("small_parts")
+def test_a_site_whose_part_was_changed_or_removed_is_not_taken_for_ours(runs_copy, tmp_path, capsys):
+    out = tmp_path / "site"
+    assert run(runs_copy, "--out", str(out)) == 0
+    part = out / "publish-manifest" / "2.json"
+    data = part.read_bytes()
+    for change in (lambda: part.write_bytes(data.replace(b'"sha256": "', b'"sha256": "0', 1)), part.unlink):
+        change()
+        before = tree_hash(out)
+        capsys.readouterr()
+        assert run(runs_copy, "--out", str(out)) == 1
+        assert "was not written by a build" in capsys.readouterr().err
+        assert tree_hash(out) == before  # nothing was touched
+        part.write_bytes(data)
+    part.unlink()
+    part.symlink_to(tmp_path / "elsewhere.json")
+    (tmp_path / "elsewhere.json").write_bytes(data)  # the very bytes, through a link: not read
+    assert outdir.listed_in(out / outdir.MANIFEST) is None
+
+
+@pytest.mark.usefixtures("small_parts")
+def test_shards_with_manifests_in_parts_merge_into_one_builds_site(runs_copy, tmp_path, capsys):
+    shards = []
+    for version in ("uzbek-pack/0.1.0", "tuckerbench/v1-pilot", "halees-dual-layer/halees-dual-layer-v1"):
+        shards.append(tmp_path / version.replace("/", "_"))
+        assert run(runs_copy, "--only", version, "--out", str(shards[-1])) == 0
+    assert len(read(shards[1])[1]) > 1
+    assert run(runs_copy, "merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 0
+    assert run(runs_copy, "--out", str(tmp_path / "whole")) == 0
+    assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
+    part = shards[1] / "publish-manifest" / "1.json"
+    entries = json.loads(part.read_text())
+    entries["files"].popitem()  # a part that lists less than it did: no longer the bytes the manifest names
+    part.write_text(json.dumps(entries))
+    shutil.rmtree(tmp_path / "merged")
+    capsys.readouterr()
+    assert run(runs_copy, "merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 1
+    err = capsys.readouterr().err
+    assert f"{shards[1] / outdir.MANIFEST} names a part of it that is missing" in err
+    assert not (tmp_path / "merged").exists()
