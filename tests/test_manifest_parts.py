@@ -129,6 +129,13 @@ def test_shards_with_manifests_in_parts_merge_into_one_builds_site(runs_copy, tm
     assert run(runs_copy, "merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 0
     assert run(runs_copy, "--out", str(tmp_path / "whole")) == 0
     assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
+    slices = [tmp_path / f"slice-{k}" for k in (1, 2)]  # TuckerBench in two slices, each with its manifest in parts
+    for k, folder in enumerate(slices, 1):
+        assert run(runs_copy, "--only", "tuckerbench/v1-pilot", "--slice", f"{k}/2", "--out", str(folder)) == 0
+    assert any(read(folder)[1] for folder in slices)  # a slice of at most 60 files has its manifest whole
+    mixed = [shards[0], *slices[::-1], shards[2]]
+    assert run(runs_copy, "merge", *map(str, mixed), "--out", str(tmp_path / "from-slices")) == 0
+    assert tree_hash(tmp_path / "from-slices") == tree_hash(tmp_path / "whole")
     part = shards[1] / "publish-manifest" / "1.json"
     entries = json.loads(part.read_text())
     entries["files"].popitem()  # a part that lists less than it did: no longer the bytes the manifest names
