@@ -270,9 +270,11 @@ def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected:
     (n0, _, big0), (n1, m1, big1) = measures[-2], measures[-1]
     scale = projected / n1
     grown = {rel: big1[rel] + (big1[rel] - big0[rel]) / (n1 - n0) * (projected - n1) for rel in big1 if rel in big0}
+    bundle_pages = max((big1[rel] for rel in big1 if rel.endswith("/fragment/")), default=0)
     for rel in grown:
-        if "/data/transcripts/" in rel:
-            grown[rel] = big1[rel] * min(scale, LIST_PART / n1)
+        factor = capped_growth(rel, n1, scale, bundle_pages)
+        if factor is not None:
+            grown[rel] = big1[rel] * factor
         if re.search(r"/(t|data/t|items)/$", rel):
             grown[rel] = 256
         if rel.endswith("/fragment/"):  # a run's search bundle: split in parts of PAGES_PER_BUNDLE on average
@@ -286,6 +288,21 @@ def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected:
     _host_line(
         projected, guess, f"  projected from {n0:,} and {n1:,}: largest file {largest}, fullest folder {fullest}"
     )
+
+
+def capped_growth(rel: str, count: int, scale: float, bundle_pages: int) -> float | None:
+    """How much a file of a site of `count` transcripts grows when the release grows `scale` times, for the files
+    whose growth stops: a part of the transcript list holds LIST_PART transcripts once there are that many; a part
+    of the manifest holds a fixed count of files; a search bundle's file grows with its bundle's pages (bundle_pages
+    now), which stop at a bundle's share, 10% over (search_index.parts_of). None for any other file."""
+    if "/data/transcripts/" in rel:
+        return min(scale, LIST_PART / min(count, LIST_PART))
+    if rel.startswith("publish-manifest/"):
+        return 1.0
+    if "/search/" in rel and not rel.endswith("/") and bundle_pages:
+        pages = bundle_pages * scale
+        return min(scale, pages / parts_of(round(pages)) * 1.1 / bundle_pages)
+    return None
 
 
 def _host_line(count: int, m: Measure, note: str) -> None:

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from helpers import ROOT
 
 
@@ -92,3 +93,23 @@ def test_the_whole_publish_is_timed_against_hugo_and_pagefind_in_alternating_rou
     rounds = re.findall(r"^  round (\d): (build\.py|Hugo) +[\d.]+ s wall", done.stdout, re.M)
     assert rounds == [("1", "build.py"), ("1", "Hugo"), ("2", "Hugo"), ("2", "build.py")]  # who goes first alternates
     assert re.search(r"build\.py / Hugo \+ Pagefind = [\d.]+$", done.stdout, re.M)
+
+
+def test_the_host_projection_stops_the_growth_of_files_whose_size_is_bounded(monkeypatch):
+    """A part of the transcript list, a part of the manifest and a search bundle's files stop growing at their
+    bound; the projected million-transcript site's largest file is worked out from that (host_figures)."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # as when it is run: its helpers lie beside it
+    spec = importlib.util.spec_from_file_location("benchmark_script", ROOT / "scripts/benchmark.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    grow = bench.capped_growth
+    assert grow("b/v/data/transcripts/1.json", 100_000, 10, 0) == 1  # already a full part of 10,000
+    assert grow("b/v/data/transcripts/1.json", 5_000, 10, 0) == 2  # half full now
+    assert grow("b/v/data/transcripts/1.json", 500, 2, 0) == 2
+    assert grow("publish-manifest/1.json", 100_000, 10, 0) == 1
+    bundle = grow("b/v/search/run-1/pagefind.en_1.pf_meta", 100_000, 10, 5_000)  # a run of 50,000 pages, in parts
+    assert bench.parts_of(50_000) > 1 and bundle == pytest.approx(50_000 / bench.parts_of(50_000) * 1.1 / 5_000)
+    assert grow("b/v/search/run-1/pagefind.en_1.pf_meta", 1_000, 2, 500) == 2  # 1,000 pages: still one bundle
+    assert grow("b/v/items/ab/x/index.html", 100_000, 10, 5_000) is None  # grows along its line
