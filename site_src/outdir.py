@@ -30,7 +30,9 @@ from typing import Any
 import orjson
 
 from . import GENERATOR
+from .jsonio import read_bytes
 from .paths import CHECKOUT
+from .problems import InputError
 
 MANIFEST = "publish-manifest.json"  # the site's list of every file it holds
 MAX_UNLISTED_SHOWN = 5
@@ -214,8 +216,8 @@ def _send_listing(root: Path, send: Any) -> None:
 # the last manifest read, by its file's identity and stat (device, inode, size, mtime), not by the path's spelling:
 # the output check is given the folder as typed and the cache its resolved path, and each read of the 11 MB manifest
 # of 10,000 transcripts took 0.05 s until the three reads of a build were one
-# -> (files, its SHA-256, the stat of each of its parts)
-_READ: dict[tuple[int, int, int, int], tuple[dict[str, bytes | None], bytes, list[tuple[int, ...] | None]]] = {}
+# -> (files, its SHA-256, the stat of each of its parts, its parts)
+_READ: dict[tuple[int, int, int, int], tuple[dict[str, bytes | None], bytes, list[Any], list[tuple[str, bytes]]]] = {}
 
 
 def listed_in(manifest: Path) -> dict[str, bytes | None] | None:
@@ -242,18 +244,19 @@ def _read_manifest(manifest: Path) -> tuple[dict[str, bytes | None], bytes] | No
     if not S_ISREG(st.st_mode):
         return None
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    if key in _READ and _READ[key][2] == _part_stats(manifest.parent, _READ[key][0]):
+    if key in _READ and _READ[key][2] == _part_stats(manifest.parent, _READ[key][3]):
         return _READ[key][:2]
     try:
         data = manifest.read_bytes()
     except OSError:
         return None
     read = _listed(data)
-    files = read and _with_parts(manifest.parent, *read)
-    if files is None:
+    parts = manifest_parts(read[1]) if read else None
+    files = _with_parts(manifest.parent, read[0], parts) if read and parts is not None else None
+    if parts is None or files is None:
         return None
     _READ.clear()
-    _READ[key] = (files, hashlib.sha256(data).digest(), _part_stats(manifest.parent, files))
+    _READ[key] = (files, hashlib.sha256(data).digest(), _part_stats(manifest.parent, parts), parts)
     return _READ[key][:2]
 
 
@@ -266,12 +269,11 @@ def _listed(data: bytes) -> tuple[dict[str, bytes | None], dict[str, Any]] | Non
         return _listed_whole(data)
 
 
-def _with_parts(site: Path, files: dict[str, bytes | None], rest: dict[str, Any]) -> dict[str, bytes | None] | None:
+def _with_parts(
+    site: Path, files: dict[str, bytes | None], parts: list[tuple[str, bytes]]
+) -> dict[str, bytes | None] | None:
     """files, with those of the manifest's parts (each part listed as a file too), or None when a part is missing
     or differs from the SHA-256 the manifest gives it: a manifest in parts is read whole or not at all."""
-    parts = manifest_parts(rest)
-    if parts is None:
-        return None
     for rel, digest in parts:
         data = read_part(site, rel, digest)
         read = data and _listed(data)
@@ -305,20 +307,16 @@ def read_part(site: Path, rel: str, digest: bytes) -> bytes | None:
     """A part of site's manifest, read through no link, or None when it is missing, not a plain file, too large or
     not the bytes its SHA-256 names."""
     try:
-        fd = os.open(site / rel, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
+        data = read_bytes(site / rel, rel, MAX_PART)  # a FIFO is refused, not opened to wait on
+    except InputError:
         return None
-    with os.fdopen(fd, "rb") as f:
-        if not S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = f.read(MAX_PART + 1)
-    return data if len(data) <= MAX_PART and hashlib.sha256(data).digest() == digest else None
+    return data if hashlib.sha256(data).digest() == digest else None
 
 
-def _part_stats(site: Path, files: dict[str, bytes | None]) -> list[tuple[int, ...] | None]:
-    """The stat of each part a manifest read names (to tell a part changed since it was read)."""
+def _part_stats(site: Path, parts: list[tuple[str, bytes]]) -> list[tuple[int, ...] | None]:
+    """The stat of each part a manifest names (to tell a part changed since it was read)."""
     out: list[tuple[int, ...] | None] = []
-    for rel in sorted(rel for rel in files if rel.startswith(PARTS + "/")):
+    for rel, _ in parts:
         try:
             st = os.lstat(site / rel)
             out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))

@@ -6,6 +6,7 @@ The part sizes are made small here, so the demo release has several parts."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -116,6 +117,9 @@ def test_a_site_whose_part_was_changed_or_removed_is_not_taken_for_ours(runs_cop
     part.unlink()
     part.symlink_to(tmp_path / "elsewhere.json")
     (tmp_path / "elsewhere.json").write_bytes(data)  # the very bytes, through a link: not read
+    assert outdir.listed_in(out / outdir.MANIFEST) is None
+    part.unlink()
+    os.mkfifo(part)  # a FIFO is refused, not opened to wait for a writer
     assert outdir.listed_in(out / outdir.MANIFEST) is None
 
 
