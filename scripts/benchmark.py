@@ -3,6 +3,7 @@
     python scripts/benchmark.py --entrants 20 --repetitions 50     # 6,000 transcripts, 12,000 judgments
 
     python scripts/benchmark.py --sizes 1000,5000,10000,20000         # build.py's time and peak memory by size
+    python scripts/benchmark.py --sizes 20000,40000 --layout lean     # the same, with benchmark.yaml's lean layout
 
 Printed, each measured in the same run:
 - each phase in one process (read and validate, score, secret scan, render, search index, publish manifest) with
@@ -70,7 +71,7 @@ FILES = (
 WORDS = "kettle ransom note spreadsheet marquee deadline board demo phone book resolver cache launch".split()
 
 
-def synthesise(runs: Path, entrants: int, repetitions: int, seed: int = 1) -> int:
+def synthesise(runs: Path, entrants: int, repetitions: int, seed: int = 1, layout: str = "full") -> int:
     rng = random.Random(seed)
     scenarios = json.loads((VERSION / "config/scenarios.json").read_text(encoding="utf-8"))["scenarios"]
     pilot = json.loads((VERSION / "config/pilot.json").read_text(encoding="utf-8"))
@@ -79,6 +80,9 @@ def synthesise(runs: Path, entrants: int, repetitions: int, seed: int = 1) -> in
     content = runs.parent / "content"
 
     shutil.copytree(ROOT / "content", content)
+    if layout != "full":  # benchmark.yaml's layout (docs/site-layout.md)
+        described = content / "tuckerbench/benchmark.yaml"
+        described.write_text(f"layout: {layout}\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
     (content / "tuckerbench/versions/v1-pilot/config/pilot.json").write_text(json.dumps(pilot), encoding="utf-8")
     files["config/pilot.json"] = sha256_bytes(
         (content / "tuckerbench/versions/v1-pilot/config/pilot.json").read_bytes()
@@ -213,7 +217,7 @@ def app_rendering(release, dest: Path, jobs: int) -> tuple[int, float]:  # noqa:
     return len(urls), time.perf_counter() - start
 
 
-def by_size(entrants: int, sizes: list[int]) -> None:
+def by_size(entrants: int, sizes: list[int], layout: str = "full") -> None:
     """build.py --fresh at each size, as a user runs it: its time, its render phase and its peak memory (the
     largest resident size of any one of its processes: the build process, its read and render workers, its chart
     drawer; see timed), so growth with the number of transcripts can be read off: "MB per 1,000 more" is what each
@@ -228,7 +232,7 @@ def by_size(entrants: int, sizes: list[int]) -> None:
     for n in sizes:
         repetitions = max(1, round(n / (6 * entrants)))
         with tempfile.TemporaryDirectory() as tmp:
-            count = synthesise(Path(tmp) / "runs", entrants, repetitions)
+            count = synthesise(Path(tmp) / "runs", entrants, repetitions, layout=layout)
             site = Path(tmp) / "site"
             cmd = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
             seconds, peak, totals, _ = timed([*cmd, "--out", str(site), "--fresh"])
@@ -324,7 +328,9 @@ def hugo_comparison(entrants: int, repetitions: int, rounds: int) -> None:
 WHOLE_VERSION = ("read", "score")  # what every slice does for the whole version (it scans only its own runs)
 
 
-def by_slices(entrants: int, size: int, count: int, runners: int = 16, projected: int = 1_000_000) -> None:
+def by_slices(
+    entrants: int, size: int, count: int, runners: int = 16, projected: int = 1_000_000, layout: str = "full"
+) -> None:
     """The sliced pipeline on this machine, one process after another, as `build.py --only --slice K/N` and
     `build.py merge` run on the runners of a matrix: each slice's wall time, CPU and peak memory, the merge's, a
     whole build's for comparison and the byte check of the merged site against it; then the wall time projected for
@@ -332,9 +338,9 @@ def by_slices(entrants: int, size: int, count: int, runners: int = 16, projected
     repetitions = max(1, round(size / (6 * entrants)))
     os.environ.setdefault("SOURCE_DATE_EPOCH", "1796040000")  # every slice and the merge must build alike
     with tempfile.TemporaryDirectory() as tmp:
-        n = synthesise(Path(tmp) / "runs", entrants, repetitions)
+        n = synthesise(Path(tmp) / "runs", entrants, repetitions, layout=layout)
         cmd = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
-        print(f"{n:,} transcripts in one version, {count} slices, one after another")
+        print(f"{n:,} transcripts in one version, {count} slices, one after another ({layout} layout)")
         print(
             f"{'':>9} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'whole-version phases s':>23} {'slice phases s':>15}"
         )
@@ -517,13 +523,16 @@ def main() -> None:
     parser.add_argument("--against-hugo", type=int, metavar="ROUNDS", help="the whole publish against Hugo + Pagefind")
     parser.add_argument("--sliced", type=int, metavar="N", help="run the sliced pipeline: N slices, then the merge")
     parser.add_argument("--size", type=int, default=100_000, help="with --sliced: transcripts (default: 100,000)")
+    parser.add_argument(
+        "--layout", choices=("full", "lean"), default="full", help="with --sizes or --sliced: benchmark.yaml's layout"
+    )
     args = parser.parse_args()
     if args.sliced:
-        return by_slices(args.entrants, args.size, args.sliced)
+        return by_slices(args.entrants, args.size, args.sliced, layout=args.layout)
     if args.against_hugo:
         return hugo_comparison(args.entrants, args.repetitions, args.against_hugo)
     if args.sizes:
-        return by_size(args.entrants, [int(n) for n in args.sizes.split(",")])
+        return by_size(args.entrants, [int(n) for n in args.sizes.split(",")], layout=args.layout)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         t0 = time.perf_counter()

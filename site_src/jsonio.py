@@ -276,6 +276,15 @@ def dumps_canonical(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2, default=_plain) + "\n"
 
 
+def dumps_line(value: Any) -> str:
+    """One line of JSON Lines, as dumps_canonical writes value but with no indenting and no space after a separator
+    (a download of many records, one to a line), ending in a line break."""
+    try:
+        return orjson.dumps(value, default=str, option=_CANONICAL & ~orjson.OPT_INDENT_2).decode() + "\n"
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain) + "\n"
+
+
 def object_pieces(pairs: Iterable[tuple[str, Any]], option: int = 0, size: int = 1000) -> Iterator[bytes]:
     """The members of the JSON object dict(pairs) as orjson writes that object with option, `size` pairs at a time
     and without the object's braces (indented, a piece begins with its line break and leaves out the last one):

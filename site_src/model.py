@@ -215,6 +215,7 @@ class Benchmark:
     statistics: dict[str, bool] = field(default_factory=dict)  # which statistics the site shows (benchmark.yaml)
     display: dict[str, str] = field(default_factory=dict)  # vocabulary and units of its pages (benchmark.yaml)
     changelog: list[dict[str, str]] = field(default_factory=list)  # changelog.yaml's entries, newest first
+    layout: str = "full"  # "lean": a download per run and folder of 256, item pages without the texts (benchmark.yaml)
 
 
 @dataclass

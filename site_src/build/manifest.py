@@ -14,9 +14,10 @@ import orjson
 from .. import GENERATOR
 from ..jsonio import object_pieces
 from ..outdir import MANIFEST, PARTS
-from ..release import Release
+from ..release import Release, VersionView
 from ..secretrules import masked
 from ..secretscan import Finding
+from ..site.downloads import run_parts
 from ..site.urls import LAYOUT
 from .scanning import ScannedWrites
 
@@ -139,16 +140,24 @@ def sources_for(release: Release, rel: str) -> list[str] | str:
     view = release.view(parts[0], parts[1])
     if view is None:
         return []
+    if len(parts) > 5 and parts[2:4] == ["data", "t"] and parts[5].endswith(".jsonl"):  # the lean layout's
+        tids = run_parts(view).get((parts[5].removesuffix(".jsonl"), parts[4]), [])
+        return sorted({name for tid in tids for name in _transcript_sources(view, tid)})
     if (parts[2] == "t" and len(parts) > 4) or (parts[2] == "data" and len(parts) > 5 and parts[3] == "t"):
         tid = parts[4] if parts[2] == "t" else parts[5].removesuffix(".json")  # after the folder of 256 (urls.fold)
-        t = view.transcripts.get(tid)
-        if t is None:
-            return []
-        out = {t.source_file, *view.judgment_files(tid)}
-        for it in t.iterations:
-            out.update((it.output_file, it.grading_file) if it.grading_file else (it.output_file,))
-        return sorted(out)
+        return sorted(_transcript_sources(view, tid))
     return f"{parts[0]}/{parts[1]}"
+
+
+def _transcript_sources(view: VersionView, tid: str) -> set[str]:
+    """The run files one transcript's page and download are made from (none for an id the version lacks)."""
+    t = view.transcripts.get(tid)
+    if t is None:
+        return set()
+    out = {t.source_file, *view.judgment_files(tid)}
+    for it in t.iterations:
+        out.update((it.output_file, it.grading_file) if it.grading_file else (it.output_file,))
+    return out
 
 
 def version_sources(release: Release) -> dict[str, list[str]]:

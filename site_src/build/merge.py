@@ -44,6 +44,7 @@ PART = re.compile(r"(?:[2-9]|[1-9][0-9]{1,2})/")  # a later part's folder within
 MAX_MANIFEST = 1 << 30
 HEX64 = re.compile(r"[0-9a-f]{64}")
 TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/[^/]+/index\.html|data/t/[0-9a-f]{2}/[^/]+\.json")  # in a version
+RUN_DOWNLOAD = re.compile(r"data/t/[0-9a-f]{2}/([^/]+)\.jsonl")  # the lean layout's, in a version
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,15 +270,20 @@ def _shared(sources: list[str] | str, shared: dict[Any, Any]) -> tuple[str, ...]
 
 def _written(rel: str, bundle: str | None, view: VersionView, part: tuple[int, int] | None) -> bool:
     """Whether a build of the version (of that slice) writes a file at rel (of that search bundle, or None): one of
-    its search bundles' files, or one of its pages. A transcript's page and download may lie in any slice: its
-    bundle is not known here."""
+    its search bundles' files, or one of its pages. A transcript's page and download (or the lean layout's download
+    of a run's transcripts in one folder) may lie in any slice: its bundle is not known here."""
     inside = rel[len(view.folder) + 1 :]
     if bundle is not None:
         sizes = view.once(sizes_of)
         return _search_file(inside, bundle, sizes) and (part is None or _slicer(view).of(bundle, part[1]) == part[0])
+    lean = view.bench.layout == "lean"
+    run_download = RUN_DOWNLOAD.fullmatch(inside)
+    if run_download:  # its folder is not checked: the merge has no transcripts to tell which folders a run has
+        return lean and run_download.group(1) in view.runs
     if TRANSCRIPT_FILE.fullmatch(inside):
-        tid = inside.split("/")[-2] if inside.startswith("t/") else inside.rsplit("/", 1)[-1].removesuffix(".json")
-        return inside.split("/")[1 if inside.startswith("t/") else 2] == fold(tid)
+        page = inside.startswith("t/")
+        tid = inside.split("/")[-2] if page else inside.rsplit("/", 1)[-1].removesuffix(".json")
+        return (page or not lean) and inside.split("/")[1 if page else 2] == fold(tid)
     return _routed(rel, view) and (part is None or _slicer(view).of(rel, part[1]) == part[0])
 
 

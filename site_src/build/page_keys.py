@@ -36,6 +36,7 @@ from .. import worked_out
 from ..outdir import file_for
 from ..release import Release, VersionView, paginate
 from ..site.app import CARDS_PER_PAGE, item_analysis, item_entrants, result_states
+from ..site.downloads import is_lean, run_parts
 from ..site.headtohead import pair_keys
 from ..site.urls import page_url
 
@@ -152,10 +153,14 @@ def _shared(view: VersionView, base: str) -> tuple[str, str, dict[str, str], dic
 def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     b, v = view.bench.id, view.version.id
     frame, entrants, runs, records = _shared(view, base)
+    lean = is_lean(view)
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid][SHOWN], runs[t.run_id], view.neighbours.get(tid))
-        for endpoint in ("transcript", "transcript_json"):
+        for endpoint in ("transcript",) if lean else ("transcript", "transcript_json"):
             yield page_url(endpoint, {"bench": b, "version": v, "tid": tid}), key
+    for (run_id, folder), tids in run_parts(view).items() if lean else ():
+        key = key_of(frame, run_id, runs[run_id], [(tid, records[tid][SHOWN]) for tid in tids])
+        yield page_url("transcripts_jsonl", {"bench": b, "version": v, "fold": folder, "run": run_id}), key
 
     analysis, responded = view.once(item_analysis), view.once(item_entrants)
     for item_id in view.by_item:

@@ -18,7 +18,7 @@ from ..systems import by_format
 
 # a run's fields that are scanned on their own above
 NOT_RECORDS = ("metadata", "entrants", "judges", "public_files", "read_files", "ignored_files")
-TEXT_SUFFIXES = {".html", ".json", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
+TEXT_SUFFIXES = {".html", ".json", ".jsonl", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
 
 
 def scan_release(

@@ -138,6 +138,7 @@ def _load_benchmark(content_dir: Path, bench_dir: Path, problems: Problems) -> B
         definition_demo_note=meta.get("definition_demo_note", ""),
         statistics=dict(meta["statistics"]),
         display=dict(meta["display"]),
+        layout=meta.get("layout", "full"),
     )
     versions_dir = bench_dir / "versions"
     loader = system_part(bench.system, "reader").load_version

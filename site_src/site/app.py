@@ -438,9 +438,16 @@ def _add_downloads(app: Flask, release: Release) -> None:
     @app.route("/<bench>/<version>/data/t/<fold:fold>/<tid>.json")
     def transcript_json(bench: str, version: str, tid: str) -> Response:
         view = _view_or_404(release, bench, version)
-        if tid not in view.transcripts:
+        if tid not in view.transcripts or downloads.is_lean(view):
             abort(404)
         return download(downloads.transcript_json(view, tid))
+
+    @app.route("/<bench>/<version>/data/t/<fold:fold>/<run>.jsonl")
+    def transcripts_jsonl(bench: str, version: str, fold: str, run: str) -> Response:
+        view = _view_or_404(release, bench, version)
+        if not downloads.is_lean(view) or (run, fold) not in downloads.run_parts(view):
+            abort(404)
+        return download(downloads.transcripts_jsonl(view, run, fold), "application/jsonl")
 
 
 def _add_charts(app: Flask, release: Release) -> None:
@@ -549,6 +556,7 @@ def transcript_context(view: VersionView, tid: str) -> dict[str, Any]:
         "summary": view.summaries[tid],
         "judgments": view.judgments_for(tid),
         "judges": {j.id: j for j in run.judges},
+        "download": downloads.transcript_download(view, tid),
     }
 
 

@@ -1,4 +1,5 @@
-"""Machine-readable downloads: every table as CSV and JSON, every transcript as JSON with its judgments.
+"""Machine-readable downloads: every table as CSV and JSON, every transcript as JSON with its judgments (in the
+lean layout, the transcripts of a run that share a folder of 256 as one JSON Lines file, a transcript a line).
 
 Strings are written exactly as read (ensure_ascii off, no normalisation), so downloads keep every code point.
 """
@@ -15,10 +16,10 @@ from functools import cache
 from typing import Any
 
 from .. import GENERATOR
-from ..jsonio import dumps_canonical
+from ..jsonio import dumps_canonical, dumps_line
 from ..release import Release, VersionView
 from ..results import Cell
-from .urls import page_url
+from .urls import fold, page_url
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -175,10 +176,12 @@ def transcript_rows(view: VersionView) -> list[dict[str, Any]]:
 def _list_row(view: VersionView, t: Any) -> dict[str, Any]:
     summary = view.summaries[t.id]
     names = {"bench": view.bench.id, "version": view.version.id, "tid": t.id}
+    endpoint, values, line = transcript_download(view, t.id)
     return {
         "id": t.id,
         "path": (page_url("transcript", names) or "")[1:],
-        "download": (page_url("transcript_json", names) or "")[1:],
+        "download": (page_url(endpoint, values) or "")[1:],
+        **({"line": line} if line else {}),
         "entrant": view.entrants[t.entrant_id].label,
         "item": view.version.item(t.item_id).title,
         "item_id": t.item_id,
@@ -216,7 +219,50 @@ def items_list_json(view: VersionView, analysis: dict[str, dict[str, Any]]) -> s
     return dumps_canonical({"benchmark": view.bench.id, "version": view.version.id, "items": rows})
 
 
+def is_lean(view: VersionView) -> bool:
+    """Whether the version is published in the lean layout (benchmark.yaml's layout: docs/site-layout.md)."""
+    return view.bench.layout == "lean"
+
+
+def run_parts(view: VersionView) -> dict[tuple[str, str], list[str]]:
+    """In the lean layout, each download of transcripts: (run id, folder of 256) -> the ids of the run's transcripts
+    whose pages lie in that folder (urls.fold), in the order of the version's list. Worked out once per view."""
+    return view.once(_run_parts)
+
+
+def _run_parts(view: VersionView) -> dict[tuple[str, str], list[str]]:
+    out: dict[tuple[str, str], list[str]] = {}
+    for tid, t in view.transcripts.items():
+        out.setdefault((t.run_id, fold(tid)), []).append(tid)
+    return out
+
+
+def _lines(view: VersionView) -> dict[str, int]:
+    return {tid: n for tids in run_parts(view).values() for n, tid in enumerate(tids, 1)}
+
+
+def transcript_download(view: VersionView, tid: str) -> tuple[str, dict[str, Any], int | None]:
+    """(endpoint, values, line) of the download that holds a transcript: its own file (line None), or in the lean
+    layout its run's file for its folder, at that line (from 1)."""
+    b, v = view.bench.id, view.version.id
+    if not is_lean(view):
+        return "transcript_json", {"bench": b, "version": v, "tid": tid}, None
+    values = {"bench": b, "version": v, "fold": fold(tid), "run": view.transcripts[tid].run_id}
+    return "transcripts_jsonl", values, view.once(_lines)[tid]
+
+
+def transcripts_jsonl(view: VersionView, run_id: str, folder: str) -> str:
+    """The lean layout's download of a run's transcripts in one folder of 256: each as transcript_json gives it,
+    one to a line (JSON Lines)."""
+    return "".join(dumps_line(transcript_record(view, tid)) for tid in run_parts(view)[run_id, folder])
+
+
 def transcript_json(view: VersionView, tid: str) -> str:
+    return dumps_canonical(transcript_record(view, tid))
+
+
+def transcript_record(view: VersionView, tid: str) -> dict[str, Any]:
+    """A transcript with its recomputed result, its summary and (for a judged system) its judgments."""
     t = view.transcripts[tid]
     result = view.scored.transcripts.get(tid)
     out: dict[str, Any] = {
@@ -230,7 +276,7 @@ def transcript_json(view: VersionView, tid: str) -> str:
     if view.runs[t.run_id].judges:  # a judged system: each transcript comes with its judgments
         judges = {j.id: j for j in view.runs[t.run_id].judges}
         out["judgments"] = [{**_plain(j), "judge": _plain(judges[j.judge_id])} for j in view.judgments_for(tid)]
-    return dumps_canonical(out)
+    return out
 
 
 def _plain(value: Any) -> Any:

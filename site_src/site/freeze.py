@@ -23,7 +23,7 @@ from ..progress import SILENT, Progress
 from ..release import Release, VersionView, paginate
 from .app import CARDS_PER_PAGE, create_app
 from .charts import charts_for
-from .downloads import list_parts
+from .downloads import is_lean, list_parts, run_parts
 from .headtohead import pair_keys
 from .urls import page_url
 
@@ -246,9 +246,13 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
         _, item_pages = paginate(cards, 1, CARDS_PER_PAGE)
         for n in range(1, item_pages + 1):
             yield "item", {"bench": b, "version": v, "item_id": item_id, "number": n}
+    lean = is_lean(view)
     for tid in view.transcripts:
         yield "transcript", {"bench": b, "version": v, "tid": tid}
-        yield "transcript_json", {"bench": b, "version": v, "tid": tid}
+        if not lean:
+            yield "transcript_json", {"bench": b, "version": v, "tid": tid}
+    for run_id, folder in run_parts(view) if lean else ():
+        yield "transcripts_jsonl", {"bench": b, "version": v, "fold": folder, "run": run_id}
     for chart in view.once(charts_for):  # whatever charts the version's system draws
         for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
             yield endpoint, {"bench": b, "version": v, "name": chart.name}

@@ -1,8 +1,9 @@
 """Which slice of a version renders each of its files (`build.py --only BENCH/VERSION --slice K/N`).
 
-A transcript's page and its download go with the search bundle that indexes the page, since a slice indexes its
-bundles from the pages it rendered; and the bundles, which carry nearly all of a version's pages, are dealt to the
-slices so that each gets about as many pages: largest first, each to the slice that has the fewest so far (ties
+A transcript's page and its download (in the lean layout, a run's download of its transcripts in one folder of
+256) go with the search bundle that indexes the page, since a slice indexes its bundles from the pages it rendered;
+and the bundles, which carry nearly all of a version's pages, are dealt to the slices so that each gets about as
+many pages: largest first, each to the slice that has the fewest so far (ties
 to the first). Every other file goes by the stable hash of its own path (urls.slice_of). Every slice build and the
 merge agree on all of it without a list: the slices read the same release, and the merge is given each bundle's
 size by the version's summary (build/summary.py). The merge has no transcripts, so it cannot tell a transcript's
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..release import Release
-from .search_index import bundle_sizes, bundles
+from .search_index import bundle_dir, bundle_sizes, bundles, parts_of
 from .urls import slice_of
 
 
@@ -24,6 +25,7 @@ class Slicer:
         # a merge's release holds no transcripts: its versions' summaries give their bundles' sizes
         self._pages = {name: len(pages) for name, pages in found.items()} if found else bundle_sizes(release)
         self._dealt: dict[int, dict[str, int]] = {}
+        self._runs: dict[str, int] | None = None  # a run's first bundle -> the pages of all its bundles
 
     def within(self, k: int, count: int) -> Callable[[str], bool]:
         """Whether a file's site path (or a search bundle's folder) falls in slice k of count."""
@@ -33,10 +35,24 @@ class Slicer:
         """Which of count slices (from 1) renders a file of the site (its site path) or a search bundle (its
         folder)."""
         parts = rel.split("/")
+        if len(parts) == 6 and parts[2] == "data" and parts[3] == "t" and parts[5].endswith(".jsonl"):
+            bundle = self._run_bundle(parts[0], parts[1], parts[5].removesuffix(".jsonl"), parts[4])
+            return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
         if len(parts) == 6 and parts[2] == "data" and parts[3] == "t":  # a transcript's download: with its page
             rel = f"{parts[0]}/{parts[1]}/t/{parts[4]}/{parts[5].removesuffix('.json')}/index.html"
         bundle = self._bundle.get(rel, rel)
         return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
+
+    def _run_bundle(self, bench: str, version: str, run_id: str, folder: str) -> str:
+        """The bundle that indexes the pages of a run's transcripts in one folder of 256 (search_index._bundles_of),
+        with which the lean layout's download of them goes."""
+        if self._runs is None:
+            self._runs = {}
+            for name, pages in self._pages.items():
+                run = "/".join(name.split("/")[:4])  # a later part's bundle is a folder of the run's first
+                self._runs[run] = self._runs.get(run, 0) + pages
+        count = parts_of(self._runs.get(f"{bench}/{version}/search/{run_id}", 0))
+        return bundle_dir(bench, version, run_id, int(folder, 16) * count // 256 + 1)
 
     def _deal(self, count: int) -> dict[str, int]:
         """Each bundle's slice: each version's bundles dealt to count slices, largest first, to the least loaded."""

@@ -1,0 +1,169 @@
+"""The lean layout (benchmark.yaml's `layout: lean`), for very large releases: a run's transcripts that share a
+folder of 256 are one JSON Lines download, a transcript a line, instead of a JSON file each; an item's pages list
+its responses with their results and links, without their text. Every transcript keeps its page and its exact
+characters in a download; slices, rebuilds and the merge give the same bytes as one build."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import CONTENT, edit_jsonl, fold, tree_hash
+
+from site_src.build.scanning import scan_written
+from site_src.cli import main
+
+LEAN = ("tuckerbench", "uzbek-pack")  # lean here; the dual-layer rubric keeps the full layout beside them
+TUCKER = "tuckerbench/v1-pilot"
+VERSIONS = {"tuckerbench": "tuckerbench/v1-pilot", "uzbek-pack": "uzbek-pack/0.1.0"}
+
+
+def lean_content(dest: Path, layout: str = "lean") -> Path:
+    shutil.copytree(CONTENT, dest)
+    for bench in LEAN:
+        path = dest / bench / "benchmark.yaml"
+        path.write_text(f"layout: {layout}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    return dest
+
+
+def run(content: Path, runs: Path, *args: str) -> int:
+    return main(["--content", str(content), "--runs", str(runs), "--quiet", *args])
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, Path]:
+    """(content, runs, the lean site, the full site) of the demo release."""
+    from helpers import RUNS
+
+    root = tmp_path_factory.mktemp("lean")
+    runs = root / "runs"
+    shutil.copytree(RUNS, runs)
+    content = lean_content(root / "content")
+    assert run(content, runs, "--out", str(root / "lean")) == 0
+    assert run(CONTENT, runs, "--out", str(root / "full")) == 0
+    return content, runs, root / "lean", root / "full"
+
+
+def listed(site: Path, version: str) -> list[dict]:
+    rows = []
+    for part in json.loads((site / version / "data/transcripts.json").read_text())["parts"]:
+        rows += json.loads((site / part).read_text())["transcripts"]
+    return rows
+
+
+@pytest.mark.parametrize("bench", LEAN)
+def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_own_download_gives_it(bench, sites):
+    _, _, lean, full = sites
+    version = VERSIONS[bench]
+    assert not list((lean / version / "data/t").glob("*/*.json"))  # no download of its own
+    rows = listed(lean, version)
+    assert rows and [r["id"] for r in rows] == [r["id"] for r in listed(full, version)]
+    seen: dict[str, list[str]] = {}
+    for row in rows:
+        tid, run_id = row["id"], row["run"]
+        assert row["download"] == f"{version}/data/t/{fold(tid)}/{run_id}.jsonl"
+        lines = (lean / row["download"]).read_text(encoding="utf-8").splitlines()
+        record = json.loads(lines[row["line"] - 1])
+        own = json.loads((full / version / f"data/t/{fold(tid)}/{tid}.json").read_text(encoding="utf-8"))
+        assert record == own  # the same record, exact characters, on one line
+        assert lines[row["line"] - 1] == json.dumps(own, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        seen.setdefault(row["download"], []).append(tid)
+        page = (lean / row["path"] / "index.html").read_text(encoding="utf-8")
+        link = re.search(r'<a href="([^"]+)">Download this transcript[^<]*</a>: line (\d+) ', page)
+        assert link and int(link.group(2)) == row["line"]
+        assert (lean / row["path"] / link.group(1)).resolve() == (lean / row["download"]).resolve()
+    files = {p.relative_to(lean).as_posix() for p in (lean / version / "data/t").glob("*/*.jsonl")}
+    assert files == set(seen)  # a file per run and folder that has a transcript, each in the list's order
+    for rel, tids in seen.items():
+        assert [json.loads(line)["transcript"]["id"] for line in (lean / rel).read_text().splitlines()] == tids
+
+
+def test_an_item_page_lists_each_response_with_its_link_and_result_but_not_its_text(sites):
+    _, _, lean, full = sites
+    pages = sorted((lean / TUCKER / "items").glob("*/*/index.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        whole = (full / page.relative_to(lean)).read_text(encoding="utf-8")
+        cards = re.findall(r'<h3 id="card-\d+">.*?<a href="([^"]+)">', text)
+        assert cards == re.findall(r'<h3 id="card-\d+">.*?<a href="([^"]+)">', whole)  # the same responses
+        assert 'class="mini-turn' in whole and 'class="mini-turn' not in text  # the cards' texts
+        assert "lean layout" in text and len(text) < len(whole)
+    rubric = "halees-dual-layer/halees-dual-layer-v1"  # a benchmark without the option keeps every response's text
+    first = sorted((lean / rubric / "items").glob("*/*/index.html"))[0]
+    assert first.read_bytes() == (full / first.relative_to(lean)).read_bytes()
+
+
+def test_slices_of_a_lean_version_merge_into_one_builds_site(sites, tmp_path):
+    content, runs, lean, _ = sites
+    shards = []
+    for k in (1, 2, 3):
+        shards.append(tmp_path / f"tucker-{k}")
+        assert run(content, runs, "--only", TUCKER, "--slice", f"{k}/3", "--out", str(shards[-1])) == 0
+    for shard in shards:  # a run's downloads go with the search bundle that indexes its transcripts' pages
+        for download in shard.glob(f"{TUCKER}/data/t/*/*.jsonl"):
+            assert (shard / TUCKER / "search" / download.stem / "pagefind-entry.json").is_file()
+    assert sum(len(list(s.glob(f"{TUCKER}/data/t/*/*.jsonl"))) for s in shards) == len(
+        list(lean.glob(f"{TUCKER}/data/t/*/*.jsonl"))
+    )
+    for version in ("uzbek-pack/0.1.0", "halees-dual-layer/halees-dual-layer-v1"):
+        shards.append(tmp_path / version.replace("/", "_"))
+        assert run(content, runs, "--only", version, "--out", str(shards[-1])) == 0
+    assert run(content, runs, "merge", *map(str, shards[::-1]), "--out", str(tmp_path / "merged")) == 0
+    assert tree_hash(tmp_path / "merged") == tree_hash(lean)
+
+
+def test_a_merge_refuses_a_lean_download_of_a_run_the_version_lacks(sites, tmp_path, capsys):
+    content, runs, _, _ = sites
+    shard = tmp_path / "tucker"
+    assert run(content, runs, "--only", TUCKER, "--out", str(shard)) == 0
+    manifest = json.loads((shard / "publish-manifest.json").read_text())
+    rel = next(r for r in manifest["files"] if r.endswith(".jsonl"))
+    forged = rel.rsplit("/", 1)[0] + "/no-such-run.jsonl"
+    manifest["files"][forged] = manifest["files"][rel]
+    shutil.copy(shard / rel, shard / forged)
+    (shard / "publish-manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert run(content, runs, "merge", str(shard), "--out", str(tmp_path / "merged")) == 1
+    assert f"lists {forged}, which no shard build of {TUCKER} writes" in capsys.readouterr().err
+
+
+def test_a_rebuild_of_a_lean_site_rewrites_the_download_holding_a_changed_transcript_and_equals_a_clean_build(
+    sites, tmp_path
+):
+    content, runs_demo, _, _ = sites
+    runs = tmp_path / "runs"
+    shutil.copytree(runs_demo, runs)
+    out = tmp_path / "site"
+    assert run(content, runs, "--out", str(out)) == 0
+    before = {p: p.read_bytes() for p in out.rglob("*.jsonl")}
+    transcript = sorted((runs / "tuckerbench").glob("*/transcripts/*/*.json"))[0]
+    record = json.loads(transcript.read_text(encoding="utf-8"))
+    record["turns"][1]["content"] = "An edited reply ✓"
+    transcript.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    assert run(content, runs, "--out", str(out)) == 0
+    changed = [p for p, data in before.items() if p.read_bytes() != data]
+    assert len(changed) == 1 and "An edited reply ✓" in changed[0].read_text(encoding="utf-8")
+    edit_jsonl(next((runs / "tuckerbench").glob("*/judgments/*.jsonl")), 1, lambda r: r.update(rationale="Again."))
+    assert run(content, runs, "--out", str(out)) == 0
+    assert run(content, runs, "--out", str(tmp_path / "clean")) == 0
+    assert tree_hash(out) == tree_hash(tmp_path / "clean")
+
+
+def test_the_backstop_scans_a_json_lines_download(tmp_path):
+    token = "ghp_" + "a1B2" * 9
+    found = scan_written("b/v/data/t/ab/run.jsonl", json.dumps({"text": token}).encode() + b"\n")
+    assert [f.rule for f in found] and all(f.file == "b/v/data/t/ab/run.jsonl" for f in found)
+
+
+def test_an_unknown_layout_is_refused_naming_the_file_and_field(tmp_path, capsys):
+    from helpers import RUNS
+
+    content = lean_content(tmp_path / "content", layout="tiny")
+    assert run(content, RUNS, "--out", str(tmp_path / "site")) == 1
+    err = capsys.readouterr().err
+    assert "content/tuckerbench/benchmark.yaml" in err and "layout" in err and "tiny" in err
+    assert not (tmp_path / "site").exists()
