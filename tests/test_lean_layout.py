@@ -75,6 +75,8 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
         link = re.search(r'<a href="([^"]+)">Download this transcript[^<]*</a>: line (\d+) ', page)
         assert link and int(link.group(2)) == row["line"]
         assert (lean / row["path"] / link.group(1)).resolve() == (lean / row["download"]).resolve()
+    index = {b["id"]: b["layout"] for b in json.loads((lean / "index.json").read_text())["benchmarks"]}
+    assert index[bench] == "lean" and index["halees-dual-layer"] == "full"  # the layout is named, for readers
     files = {p.relative_to(lean).as_posix() for p in (lean / version / "data/t").glob("*/*.jsonl")}
     assert files == set(seen)  # a file per run and folder that has a transcript, each in the list's order
     for rel, tids in seen.items():
@@ -167,3 +169,28 @@ def test_an_unknown_layout_is_refused_naming_the_file_and_field(tmp_path, capsys
     err = capsys.readouterr().err
     assert "content/tuckerbench/benchmark.yaml" in err and "layout" in err and "tiny" in err
     assert not (tmp_path / "site").exists()
+
+
+def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
+    """A rebuild keeps a page whose key is unchanged by its URL (urls.page_url), which must be the one url_for makes;
+    every key belongs to a file the version lists."""
+    from flask import url_for
+    from helpers import RUNS, load
+
+    from site_src.build.page_keys import page_keys
+    from site_src.scoring.release import build_release
+    from site_src.site.app import create_app
+    from site_src.site.freeze import version_pages
+    from site_src.site.urls import page_url
+
+    release = build_release(load(RUNS, lean_content(tmp_path / "content")))
+    keyed = set()
+    with create_app(release).test_request_context():
+        for view in release.views:
+            for endpoint, values in version_pages(view):
+                url = page_url(endpoint, values)
+                if url is not None:
+                    assert url == url_for(endpoint, **values)
+                    keyed.add(url)
+    assert set(page_keys(release, "base")) == keyed
+    assert any(url.endswith(".jsonl") for url in keyed) and any(url.endswith(".json") for url in keyed)

@@ -160,7 +160,7 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
             yield page_url(endpoint, {"bench": b, "version": v, "tid": tid}), key
     for (run_id, folder), tids in run_parts(view).items() if lean else ():
         key = key_of(frame, run_id, runs[run_id], [(tid, records[tid][SHOWN]) for tid in tids])
-        yield page_url("transcripts_jsonl", {"bench": b, "version": v, "fold": folder, "run": run_id}), key
+        yield page_url("transcripts_jsonl", {"bench": b, "version": v, "folder": folder, "run": run_id}), key
 
     analysis, responded = view.once(item_analysis), view.once(item_entrants)
     for item_id in view.by_item:

@@ -215,6 +215,7 @@ def _release_entries(release: Release) -> list[dict[str, Any]]:
             "id": bench.id,
             "title": bench.title,
             "system": bench.system,
+            "layout": bench.layout,  # where its transcripts' downloads lie (docs/site-layout.md)
             "versions": [
                 {
                     "id": v.version.id,
@@ -442,12 +443,12 @@ def _add_downloads(app: Flask, release: Release) -> None:
             abort(404)
         return download(downloads.transcript_json(view, tid))
 
-    @app.route("/<bench>/<version>/data/t/<fold:fold>/<run>.jsonl")
-    def transcripts_jsonl(bench: str, version: str, fold: str, run: str) -> Response:
+    @app.route("/<bench>/<version>/data/t/<fold:folder>/<run>.jsonl")
+    def transcripts_jsonl(bench: str, version: str, folder: str, run: str) -> Response:
         view = _view_or_404(release, bench, version)
-        if not downloads.is_lean(view) or (run, fold) not in downloads.run_parts(view):
+        if not downloads.is_lean(view) or (run, folder) not in downloads.run_parts(view):
             abort(404)
-        return download(downloads.transcripts_jsonl(view, run, fold), "application/jsonl")
+        return download(downloads.transcripts_jsonl(view, run, folder), "application/jsonl")
 
 
 def _add_charts(app: Flask, release: Release) -> None:

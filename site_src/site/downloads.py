@@ -247,7 +247,7 @@ def transcript_download(view: VersionView, tid: str) -> tuple[str, dict[str, Any
     b, v = view.bench.id, view.version.id
     if not is_lean(view):
         return "transcript_json", {"bench": b, "version": v, "tid": tid}, None
-    values = {"bench": b, "version": v, "fold": fold(tid), "run": view.transcripts[tid].run_id}
+    values = {"bench": b, "version": v, "folder": fold(tid), "run": view.transcripts[tid].run_id}
     return "transcripts_jsonl", values, view.once(_lines)[tid]
 
 

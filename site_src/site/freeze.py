@@ -252,7 +252,7 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
         if not lean:
             yield "transcript_json", {"bench": b, "version": v, "tid": tid}
     for run_id, folder in run_parts(view) if lean else ():
-        yield "transcripts_jsonl", {"bench": b, "version": v, "fold": folder, "run": run_id}
+        yield "transcripts_jsonl", {"bench": b, "version": v, "folder": folder, "run": run_id}
     for chart in view.once(charts_for):  # whatever charts the version's system draws
         for endpoint in ("chart_svg", "chart_spec", "chart_csv"):
             yield endpoint, {"bench": b, "version": v, "name": chart.name}

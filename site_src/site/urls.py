@@ -45,7 +45,7 @@ def _page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     if endpoint == "transcript_json":
         return f"/{b}/{v}/data/t/{fold(values['tid'])}/{values['tid']}.json"
     if endpoint == "transcripts_jsonl":  # the lean layout's download of a run's transcripts in one folder
-        return f"/{b}/{v}/data/t/{values['fold']}/{values['run']}.jsonl"
+        return f"/{b}/{v}/data/t/{values['folder']}/{values['run']}.jsonl"
     if endpoint == "versus":
         return f"/{b}/{v}/vs/{values['a']}/{values['b']}/"
     if endpoint == "entrant":
