@@ -194,3 +194,34 @@ def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
                     keyed.add(url)
     assert set(page_keys(release, "base")) == keyed
     assert any(url.endswith(".jsonl") for url in keyed) and any(url.endswith(".json") for url in keyed)
+
+
+def test_real_results_published_lean_keep_every_record_of_their_full_downloads(tmp_path):
+    """On real logs (an Inspect agent log with tool calls, AlpacaEval's text_davinci_001 folder; tests/fixtures/,
+    with their licences): every transcript's line in the lean layout is its download in the full layout."""
+    from helpers import copy_project
+    from test_importers import build
+    from test_real_results import AE1, AGENT, ALPACA
+
+    project = copy_project(tmp_path / "project")
+    imports = [
+        ["inspect", str(AGENT), "--benchmark", "agent"],
+        ["alpaca-eval", str(ALPACA), "--benchmark", "ae", "--annotator", AE1],
+    ]
+    for args in imports:
+        done = build(project, "import", *args)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert build(project, "--out", "full", "--no-search", "-q").returncode == 0
+    for bench in ("agent", "ae"):
+        described = project / "content" / bench / "benchmark.yaml"
+        described.write_text("layout: lean\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
+    done = build(project, "--out", "lean", "--no-search", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for bench in ("agent", "ae"):
+        version = next(p for p in (project / "lean" / bench).iterdir() if (p / "data/transcripts.json").is_file())
+        rows = listed(project / "lean", version.relative_to(project / "lean").as_posix())
+        assert rows
+        for row in rows:
+            line = (project / "lean" / row["download"]).read_text(encoding="utf-8").splitlines()[row["line"] - 1]
+            own = project / "full" / version.relative_to(project / "lean") / "data/t" / fold(row["id"])
+            assert json.loads(line) == json.loads((own / f"{row['id']}.json").read_text(encoding="utf-8"))
