@@ -178,6 +178,11 @@
     }
   }
 
+  // a transcript's own download, on a benchmark published in the lean layout (which has none): forwarded to the
+  // transcript's page, which names the file and the line that hold it
+  var own = location.pathname.match(/^(.*\/)data\/t\/([0-9a-f]{2})\/([^\/]+)\.json$/);
+  if (moved && own && !old) { location.replace(own[1] + "t/" + own[2] + "/" + own[3] + "/" + location.hash); }
+
   // ---- search with the static Pagefind indexes (one bundle per run, merged here); results are built from text
   // nodes only. The query and the benchmark filter live in the URL (?q=…&benchmark=…), so a search can be shared.
   var form = document.querySelector("form[data-search]");
