@@ -3,10 +3,10 @@
 A transcript's page and its download (in the lean layout, a run's download of its transcripts in one folder of
 256) go with the search bundle that indexes the page, since a slice indexes its bundles from the pages it rendered;
 and the bundles, which carry nearly all of a version's pages, are dealt to the slices so that each gets about as
-many pages: largest first, each to the slice that has the fewest so far (ties
-to the first). Every other file goes by the stable hash of its own path (urls.slice_of). Every slice build and the
-merge agree on all of it without a list: the slices read the same release, and the merge is given each bundle's
-size by the version's summary (build/summary.py). The merge has no transcripts, so it cannot tell a transcript's
+many pages: largest first, each to the slice that has the fewest so far (ties to the first). Every other file goes
+by the stable hash of its own path (urls.slice_of). Every slice build and the merge agree on all of it without a
+list: the slices read the same release, and the merge is given each bundle's size by the version's summary
+(build/summary.py). The merge has no transcripts, so it cannot tell a transcript's
 bundle: it checks that the slices list every transcript's files once, not which slice lists them."""
 
 from __future__ import annotations
