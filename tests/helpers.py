@@ -64,6 +64,26 @@ def copy_project(dest: Path, folders: tuple[str, ...] = ("site_src", "templates"
     return dest
 
 
+def keyed_urls(release: Any) -> set[str]:
+    """The URL of each page with a key (urls.page_url) that the release's versions list, each checked to be the URL
+    url_for makes (a rebuild keeps a page by it)."""
+    from flask import url_for
+
+    from site_src.site.app import create_app
+    from site_src.site.freeze import version_pages
+    from site_src.site.urls import page_url
+
+    keyed = set()
+    with create_app(release).test_request_context():
+        for view in release.views:
+            for endpoint, values in version_pages(view):
+                url = page_url(endpoint, values)
+                if url is not None:
+                    assert url == url_for(endpoint, **values)
+                    keyed.add(url)
+    return keyed
+
+
 def tree_hash(root: Path) -> str:
     """One hash over every path and file's bytes below root (symbolic links are hashed by name only)."""
     h = hashlib.sha256()

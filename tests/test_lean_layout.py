@@ -174,24 +174,13 @@ def test_an_unknown_layout_is_refused_naming_the_file_and_field(tmp_path, capsys
 def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
     """A rebuild keeps a page whose key is unchanged by its URL (urls.page_url), which must be the one url_for makes;
     every key belongs to a file the version lists."""
-    from flask import url_for
-    from helpers import RUNS, load
+    from helpers import RUNS, keyed_urls, load
 
     from site_src.build.page_keys import page_keys
     from site_src.scoring.release import build_release
-    from site_src.site.app import create_app
-    from site_src.site.freeze import version_pages
-    from site_src.site.urls import page_url
 
     release = build_release(load(RUNS, lean_content(tmp_path / "content")))
-    keyed = set()
-    with create_app(release).test_request_context():
-        for view in release.views:
-            for endpoint, values in version_pages(view):
-                url = page_url(endpoint, values)
-                if url is not None:
-                    assert url == url_for(endpoint, **values)
-                    keyed.add(url)
+    keyed = keyed_urls(release)
     assert set(page_keys(release, "base")) == keyed
     assert any(url.endswith(".jsonl") for url in keyed) and any(url.endswith(".json") for url in keyed)
 
