@@ -107,7 +107,7 @@ def test_the_sites_measure_before_it_is_in_place_is_that_of_the_site_put_in_plac
     from site_src.build import pipeline
 
     real = pipeline.hosted
-    monkeypatch.setattr(pipeline, "hosted", lambda config, m: seen.append(m) or real(config, m))
+    monkeypatch.setattr(pipeline, "hosted", lambda config, m, *full: seen.append(m) or real(config, m, *full))
     lines = (runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl").read_text(encoding="utf-8")
     (runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl").write_text(
         lines.replace('"raw_output": "', '"raw_output": "x', 1), encoding="utf-8"

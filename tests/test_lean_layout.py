@@ -214,3 +214,19 @@ def test_real_results_published_lean_keep_every_record_of_their_full_downloads(t
             line = (project / "lean" / row["download"]).read_text(encoding="utf-8").splitlines()[row["line"] - 1]
             own = project / "full" / version.relative_to(project / "lean") / "data/t" / fold(row["id"])
             assert json.loads(line) == json.loads((own / f"{row['id']}.json").read_text(encoding="utf-8"))
+
+
+def test_a_site_over_its_hosts_size_or_files_names_the_benchmarks_that_could_be_lean(sites, tmp_path, capsys,
+                                                                                   monkeypatch):  # fmt: skip
+    import dataclasses
+
+    from site_src.hosts import HOSTS, Measure
+
+    content, runs, lean, _ = sites
+    files = Measure.of_folder(lean).files
+    monkeypatch.setitem(HOSTS, "netlify", dataclasses.replace(HOSTS["netlify"], files=files // 2))
+    capsys.readouterr()
+    assert run(content, runs, "--out", str(tmp_path / "site"), "--host", "netlify") == 1
+    err = capsys.readouterr().err
+    assert "note: halees-dual-layer could say layout: lean in benchmark.yaml" in err  # the one still in full
+    assert not (tmp_path / "site").exists()
