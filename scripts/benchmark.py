@@ -315,11 +315,11 @@ def _host_line(count: int, m: Measure, note: str) -> None:
           f"{fits}{note}")  # fmt: skip
 
 
-def hugo_comparison(entrants: int, repetitions: int, rounds: int) -> None:
+def hugo_comparison(entrants: int, repetitions: int, rounds: int, layout: str = "full") -> None:
     """build.py's whole publish against Hugo + Pagefind over the same synthetic transcripts (hugo_anchor.py)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        synthesise(tmp_path / "runs", entrants, repetitions)
+        synthesise(tmp_path / "runs", entrants, repetitions, layout=layout)
         release = build_release(load_project(tmp_path / "content", [tmp_path / "runs"], Problems()))
         build = [sys.executable, str(ROOT / "build.py"), "--content", f"{tmp}/content", "--runs", f"{tmp}/runs"]
         against_hugo(release, tmp_path, build, rounds, timed)
@@ -524,13 +524,16 @@ def main() -> None:
     parser.add_argument("--sliced", type=int, metavar="N", help="run the sliced pipeline: N slices, then the merge")
     parser.add_argument("--size", type=int, default=100_000, help="with --sliced: transcripts (default: 100,000)")
     parser.add_argument(
-        "--layout", choices=("full", "lean"), default="full", help="with --sizes or --sliced: benchmark.yaml's layout"
+        "--layout",
+        choices=("full", "lean"),
+        default="full",
+        help="with --sizes, --sliced or --against-hugo: benchmark.yaml's layout",
     )
     args = parser.parse_args()
     if args.sliced:
         return by_slices(args.entrants, args.size, args.sliced, layout=args.layout)
     if args.against_hugo:
-        return hugo_comparison(args.entrants, args.repetitions, args.against_hugo)
+        return hugo_comparison(args.entrants, args.repetitions, args.against_hugo, layout=args.layout)
     if args.sizes:
         return by_size(args.entrants, [int(n) for n in args.sizes.split(",")], layout=args.layout)
     with tempfile.TemporaryDirectory() as tmp:
