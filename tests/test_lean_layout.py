@@ -230,3 +230,22 @@ def test_a_site_over_its_hosts_size_or_files_names_the_benchmarks_that_could_be_
     err = capsys.readouterr().err
     assert "note: halees-dual-layer could say layout: lean in benchmark.yaml" in err  # the one still in full
     assert not (tmp_path / "site").exists()
+
+
+def test_a_secret_in_a_lean_transcript_is_refused_or_published_redacted_in_its_line(sites, tmp_path, capsys):
+    content, runs_demo, _, _ = sites
+    runs = tmp_path / "runs"
+    shutil.copytree(runs_demo, runs)
+    token = "ghp_" + "a1B2" * 9  # a GitHub token's shape
+    transcript = sorted((runs / "tuckerbench").glob("*/transcripts/*/*.json"))[0]
+    record = json.loads(transcript.read_text(encoding="utf-8"))
+    record["turns"][1]["content"] = f"the token is {token}"
+    transcript.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    capsys.readouterr()
+    assert run(content, runs, "--out", str(tmp_path / "refused")) == 1  # refused: nothing published
+    assert "github-token" in capsys.readouterr().err and not (tmp_path / "refused").exists()
+    out = tmp_path / "site"
+    assert run(content, runs, "--out", str(out), "--redact-secrets") == 0
+    held = [p for p in out.rglob("*.jsonl") if "the token is" in p.read_text(encoding="utf-8")]
+    assert len(held) == 1 and "the token is [REDACTED: github-token]" in held[0].read_text(encoding="utf-8")
+    assert not [p for p in out.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
