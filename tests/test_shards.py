@@ -3,6 +3,7 @@ same site, byte for byte, as one build of the whole release; a merge refuses sha
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -280,3 +281,15 @@ def test_a_build_into_a_merged_site_scans_every_run(runs_copy, tmp_path, monkeyp
     monkeypatch.setattr(pipeline, "scan_release", spy)
     assert run(runs_copy, "--out", str(tmp_path / "merged"), "--quiet") == 0
     assert len(asked) == 1 and len(asked[0]) == 6
+
+
+@pytest.mark.parametrize(
+    "rel",
+    ["a/b.html", "a/.hidden", "..a/b", "a/b..", "a~b/c-d_e.f", ".", "..", "a/./b", "a/../b", "a/..", "./a", "a//b",
+     "/a", "a/", "a b", "a/b\\c", "a/\u00e9", "a/b\n", "...", "a/.../b"],
+)  # fmt: skip
+def test_a_merge_takes_a_listed_path_only_when_each_of_its_segments_is_a_plain_name(rel):
+    from site_src.build.merge import confined
+
+    plain = all(seg not in ("", ".", "..") and re.fullmatch(r"[A-Za-z0-9._~-]+", seg) for seg in rel.split("/"))
+    assert (confined(rel) is None) == plain, rel

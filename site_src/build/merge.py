@@ -35,7 +35,9 @@ from ..site.urls import fold
 from ..validate import check
 from .summary import SummaryError, pages_digest, view_of
 
-NAME = re.compile(r"[A-Za-z0-9._~-]+")  # one segment of a site path a build writes
+NAME = r"[A-Za-z0-9._~-]+"  # one segment of a site path a build writes
+# a relative path of such segments, none of them "." or "..": one match a file (a merge checks every file it lists)
+PLAIN_PATH = re.compile(rf"(?!(?:.*/)?\.\.?(?:/|\Z)){NAME}(?:/{NAME})*")
 SEARCH_FILE = re.compile(  # what Pagefind writes into a bundle, less the interfaces a build deletes
     r"pagefind-entry\.json|pagefind\.js|pagefind-worker\.js|pagefind\.[a-z0-9_-]+\.pf_meta|wasm\.[a-z0-9_-]+\.pagefind"
     r"|(?:fragment|index|filter)/[a-z0-9_-]+\.pf_(?:fragment|index|filter)"
@@ -86,10 +88,7 @@ def confined(rel: object) -> str | None:
     with no empty, "." or ".." segment."""
     if not isinstance(rel, str) or not rel or len(rel) > 1024:
         return "is not a file name"
-    parts = rel.split("/")
-    if any(part in ("", ".", "..") or not NAME.fullmatch(part) for part in parts):
-        return "is not a plain relative path inside the site"
-    return None
+    return None if PLAIN_PATH.fullmatch(rel) else "is not a plain relative path inside the site"
 
 
 def gather(shards: list[Path], benchmarks: list[Benchmark]) -> Gathered:
