@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from hugo_anchor import against_hugo  # noqa: E402
 
-from site_src.build.manifest import write_manifest  # noqa: E402
+from site_src.build.manifest import PART_BYTES, write_manifest  # noqa: E402
 from site_src.build.scanning import scan_release  # noqa: E402
 from site_src.hosts import HOSTS, MIB, Measure, exceeded, summary  # noqa: E402
 from site_src.outdir import files_below  # noqa: E402
@@ -264,8 +264,9 @@ def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected:
     """What each size's site holds against the hosts' limits (build.py --host), then a million transcripts'
     projected from the two largest sizes: bytes and files grow in step with the transcripts; the fullest folder is
     a 256th of them, 5% over (site layout 2), or a fuller folder's grown along the line through its two sizes; each
-    of the largest files likewise, but a part of the transcript list stops at LIST_PART transcripts, the folders of
-    256 at 256 entries, and a run's search fragments at its part's share, 10% over (search_index.parts_of)."""
+    of the largest files likewise, but a part of the transcript list stops at LIST_PART transcripts, a part of the
+    manifest at PART_BYTES of entries, the folders of 256 at 256 entries, and a run's search fragments at its part's
+    share, 10% over (search_index.parts_of)."""
     print(f"\n{'transcripts':>11} {'site MB':>9} {'files':>9} {'fullest folder':>15} {'largest file MiB':>17}  hosts")
     for count, m, _ in measures:
         _host_line(count, m, "")
@@ -279,6 +280,7 @@ def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected:
         factor = capped_growth(rel, n1, scale, bundle_pages)
         if factor is not None:
             grown[rel] = big1[rel] * factor
+        grown[rel] = bounded(rel, grown[rel])
         if re.search(r"/(t|data/t|items)/$", rel):
             grown[rel] = 256
         if rel.endswith("/fragment/"):  # a run's search bundle: split in parts of PAGES_PER_BUNDLE on average
@@ -296,17 +298,23 @@ def host_figures(measures: list[tuple[int, Measure, dict[str, int]]], projected:
 
 def capped_growth(rel: str, count: int, scale: float, bundle_pages: int) -> float | None:
     """How much a file of a site of `count` transcripts grows when the release grows `scale` times, for the files
-    whose growth stops: a part of the transcript list holds LIST_PART transcripts once there are that many; a part
-    of the manifest holds a fixed count of files; a search bundle's file grows with its bundle's pages (bundle_pages
-    now), which stop at a bundle's share, 10% over (search_index.parts_of). None for any other file."""
+    whose growth stops: a part of the transcript list holds LIST_PART transcripts once there are that many; a search
+    bundle's file grows with its bundle's pages (bundle_pages now), which stop at a bundle's share, 10% over
+    (search_index.parts_of). None for any other file (a part of the manifest grows along its line, up to its bound:
+    bounded)."""
     if "/data/transcripts/" in rel:
         return min(scale, LIST_PART / min(count, LIST_PART))
-    if rel.startswith("publish-manifest/"):
-        return 1.0
     if "/search/" in rel and not rel.endswith("/") and bundle_pages:
         pages = bundle_pages * scale
         return min(scale, pages / parts_of(round(pages)) * 1.1 / bundle_pages)
     return None
+
+
+def bounded(rel: str, size: float) -> float:
+    """A projected file's size, stopped at its bound: a part of the manifest holds at most PART_BYTES of entries
+    (its own frame is under 100 bytes). A full layout's parts hold a fixed count of files and do not grow; a lean
+    layout's grow with the transcripts of a run's downloads, which each entry names."""
+    return min(size, PART_BYTES + 100) if rel.startswith("publish-manifest/") else size
 
 
 def _host_line(count: int, m: Measure, note: str) -> None:

@@ -64,6 +64,15 @@ def copy_project(dest: Path, folders: tuple[str, ...] = ("site_src", "templates"
     return dest
 
 
+def lean_content(dest: Path, benches: tuple[str, ...], layout: str = "lean") -> Path:
+    """A copy of the demo content at dest whose benches say `layout: <layout>` in their benchmark.yaml."""
+    shutil.copytree(CONTENT, dest)
+    for bench in benches:
+        path = dest / bench / "benchmark.yaml"
+        path.write_text(f"layout: {layout}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    return dest
+
+
 def keyed_urls(release: Any) -> set[str]:
     """The URL of each page with a key (urls.page_url) that the release's versions list, each checked to be the URL
     url_for makes (a rebuild keeps a page by it)."""

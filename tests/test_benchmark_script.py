@@ -96,8 +96,8 @@ def test_the_whole_publish_is_timed_against_hugo_and_pagefind_in_alternating_rou
 
 
 def test_the_host_projection_stops_the_growth_of_files_whose_size_is_bounded(monkeypatch):
-    """A part of the transcript list, a part of the manifest and a search bundle's files stop growing at their
-    bound; the projected million-transcript site's largest file is worked out from that (host_figures)."""
+    """A part of the transcript list, a part of the manifest (in bytes) and a search bundle's files stop growing at
+    their bound; the projected million-transcript site's largest file is worked out from that (host_figures)."""
     import importlib.util
 
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # as when it is run: its helpers lie beside it
@@ -108,7 +108,9 @@ def test_the_host_projection_stops_the_growth_of_files_whose_size_is_bounded(mon
     assert grow("b/v/data/transcripts/1.json", 100_000, 10, 0) == 1  # already a full part of 10,000
     assert grow("b/v/data/transcripts/1.json", 5_000, 10, 0) == 2  # half full now
     assert grow("b/v/data/transcripts/1.json", 500, 2, 0) == 2
-    assert grow("publish-manifest/1.json", 100_000, 10, 0) == 1
+    assert grow("publish-manifest/1.json", 100_000, 10, 0) is None  # grows along its line, to its bound
+    assert bench.bounded("publish-manifest/1.json", 80e6) == bench.PART_BYTES + 100 < 25 * 2**20  # Cloudflare's
+    assert bench.bounded("publish-manifest/1.json", 3.5e6) == 3.5e6 and bench.bounded("b/v/index.html", 80e6) == 80e6
     bundle = grow("b/v/search/run-1/pagefind.en_1.pf_meta", 100_000, 10, 5_000)  # a run of 50,000 pages, in parts
     assert bench.parts_of(50_000) > 1 and bundle == pytest.approx(50_000 / bench.parts_of(50_000) * 1.1 / 5_000)
     assert grow("b/v/search/run-1/pagefind.en_1.pf_meta", 1_000, 2, 500) == 2  # 1,000 pages: still one bundle

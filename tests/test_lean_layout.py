@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CONTENT, edit_jsonl, fold, tree_hash
+from helpers import CONTENT, edit_jsonl, fold, lean_content, tree_hash
 
 from site_src.build.scanning import scan_written
 from site_src.cli import main
@@ -19,14 +19,6 @@ from site_src.cli import main
 LEAN = ("tuckerbench", "uzbek-pack")  # lean here; the dual-layer rubric keeps the full layout beside them
 TUCKER = "tuckerbench/v1-pilot"
 VERSIONS = {"tuckerbench": "tuckerbench/v1-pilot", "uzbek-pack": "uzbek-pack/0.1.0"}
-
-
-def lean_content(dest: Path, layout: str = "lean") -> Path:
-    shutil.copytree(CONTENT, dest)
-    for bench in LEAN:
-        path = dest / bench / "benchmark.yaml"
-        path.write_text(f"layout: {layout}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
-    return dest
 
 
 def run(content: Path, runs: Path, *args: str) -> int:
@@ -41,7 +33,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, P
     root = tmp_path_factory.mktemp("lean")
     runs = root / "runs"
     shutil.copytree(RUNS, runs)
-    content = lean_content(root / "content")
+    content = lean_content(root / "content", LEAN)
     assert run(content, runs, "--out", str(root / "lean")) == 0
     assert run(CONTENT, runs, "--out", str(root / "full")) == 0
     return content, runs, root / "lean", root / "full"
@@ -164,7 +156,7 @@ def test_the_backstop_scans_a_json_lines_download(tmp_path):
 def test_an_unknown_layout_is_refused_naming_the_file_and_field(tmp_path, capsys):
     from helpers import RUNS
 
-    content = lean_content(tmp_path / "content", layout="tiny")
+    content = lean_content(tmp_path / "content", LEAN, layout="tiny")
     assert run(content, RUNS, "--out", str(tmp_path / "site")) == 1
     err = capsys.readouterr().err
     assert "content/tuckerbench/benchmark.yaml" in err and "layout" in err and "tiny" in err
@@ -179,7 +171,7 @@ def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
     from site_src.build.page_keys import page_keys
     from site_src.scoring.release import build_release
 
-    release = build_release(load(RUNS, lean_content(tmp_path / "content")))
+    release = build_release(load(RUNS, lean_content(tmp_path / "content", LEAN)))
     keyed = keyed_urls(release)
     assert set(page_keys(release, "base")) == keyed
     assert any(url.endswith(".jsonl") for url in keyed) and any(url.endswith(".json") for url in keyed)

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CONTENT, edit_jsonl, tree_hash
+from helpers import CONTENT, edit_jsonl, lean_content, tree_hash
 
 import site_src.build.manifest as manifest_module
 from site_src import outdir
@@ -150,3 +150,42 @@ def test_shards_with_manifests_in_parts_merge_into_one_builds_site(runs_copy, tm
     err = capsys.readouterr().err
     assert f"{shards[1] / outdir.MANIFEST} names a part of it that is missing" in err
     assert not (tmp_path / "merged").exists()
+
+
+def test_a_part_ends_at_its_bytes_as_well_as_its_files_so_lean_downloads_naming_many_run_files_stay_small(
+    runs_copy, tmp_path, monkeypatch
+):
+    """A lean download names the run files of every transcript in it, and a version's downloads lie together in
+    path order: a part of 10,000 of them grew with the runs (about 80 MB at a million transcripts). A part now also
+    ends before its entries pass PART_BYTES; the entries are the one-file manifest's, and a merge of slices makes
+    the same parts."""
+    content = lean_content(tmp_path / "content", ("tuckerbench", "uzbek-pack"))
+    lean = ["--content", str(content), "--runs", str(runs_copy), "--quiet"]
+    assert main([*lean, "--out", str(tmp_path / "one")]) == 0
+    whole, _ = read(tmp_path / "one")
+    downloads = [item for item in whole["files"].items() if item[0].endswith(".jsonl")]
+    heavy = max(downloads, key=lambda item: len(item[1]["sources"]))
+    assert len(heavy[1]["sources"]) > 2  # a download names its transcripts' run files
+    bound = 12 * manifest_module.entry_bytes(heavy)
+    monkeypatch.setattr(manifest_module, "PART_BYTES", bound)  # the part's count of files stays 10,000
+    assert main([*lean, "--out", str(tmp_path / "parted")]) == 0
+    root, parts = read(tmp_path / "parted")
+    listing = [part["files"] for part in parts if part["files"]]
+    assert len(listing) > 3 and all(len(files) < 10_000 for files in listing)
+    for entry, part in zip(root["parts"], parts, strict=True):
+        if part["files"]:  # entry_bytes counts an entry's bytes or a few more; the part's own frame is 60 bytes
+            counted = sum(map(manifest_module.entry_bytes, part["files"].items()))
+            assert (
+                counted <= bound
+                and 0.9 * counted < (tmp_path / "parted" / entry["path"]).stat().st_size <= counted + 60
+            )
+    assert {rel: e for files in listing for rel, e in files.items()} == whole["files"]
+    assert [rel for files in listing for rel in files] == sorted(whole["files"])
+    slices = [tmp_path / f"slice-{k}" for k in (1, 2)]
+    for k, folder in enumerate(slices, 1):
+        assert main([*lean, "--only", "tuckerbench/v1-pilot", "--slice", f"{k}/2", "--out", str(folder)]) == 0
+    others = [tmp_path / "uzbek", tmp_path / "dual"]
+    for folder, version in zip(others, ("uzbek-pack/0.1.0", "halees-dual-layer/halees-dual-layer-v1"), strict=True):
+        assert main([*lean, "--only", version, "--out", str(folder)]) == 0
+    assert main([*lean, "merge", *map(str, [*slices[::-1], *others]), "--out", str(tmp_path / "merged")]) == 0
+    assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "parted")

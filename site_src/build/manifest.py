@@ -22,7 +22,10 @@ from ..site.urls import LAYOUT
 from .scanning import ScannedWrites
 
 PART_FILES = 10_000  # files a part of a large manifest lists (about 3.5 MB), as a part of the transcript list
+PART_BYTES = 10 * 2**20  # and at most this much of their entries: a lean download names many run files
 PART_SOURCES = 100_000  # run files a part names of a version's sources (about 5 MB)
+
+Entry = tuple[str, dict[str, Any]]  # a file's site path and its entry: its SHA-256 and its sources
 
 
 def write_manifest(
@@ -43,14 +46,15 @@ def write_manifest(
     out). A shard's manifest also names the versions it holds, each with the key of the inputs it was built from and
     its summary (summary.py).
 
-    A site of more than PART_FILES files (or PART_SOURCES run files) gets its manifest in parts, so that no file of
-    it grows with the release past what hosts take (Cloudflare: 25 MiB a file): the manifest names each part with
-    its SHA-256, and the parts list the files and the versions' sources in order. Returns what the backstop found
-    in the manifest and its parts, and the parts' site paths (their SHA-256 and the manifest's are added to known).
+    A site of more than PART_FILES files (or PART_SOURCES run files, or PART_BYTES of entries) gets its manifest in
+    parts, so that no file of it grows with the release past what hosts take (Cloudflare: 25 MiB a file): the
+    manifest names each part with its SHA-256, and the parts list the files and the versions' sources in order.
+    Returns what the backstop found in the manifest and its parts, and the parts' site paths (their SHA-256 and the
+    manifest's are added to known).
     """
     known = {} if known is None else known
 
-    def entries(rels: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:  # made as they are written
+    def entries(rels: Iterable[str]) -> Iterator[Entry]:  # made as they are needed
         for rel in rels:
             sources = taken[rel].sources if taken and rel in taken else sources_for(release, rel)
             digest = known.get(rel)
@@ -69,26 +73,52 @@ def write_manifest(
         **({"shard": shard} if shard else {}),
         "redactions": redactions,
     }
+    stream = entries(files)
     if len(files) <= PART_FILES and sum(map(len, sources.values())) <= PART_SOURCES:
-        return _write(site, MANIFEST, entries(files), {**rest, "parts": [], "version_sources": sources}, known), []
+        whole = list(stream)
+        if sum(map(entry_bytes, whole)) <= PART_BYTES:
+            return _write(site, MANIFEST, whole, {**rest, "parts": [], "version_sources": sources}, known), []
+        stream = iter(whole)
     findings, parts = [], []
-    for k, (chunk, named) in enumerate(_chunks(files, sources), 1):
+    for k, (chunk, named) in enumerate(_chunks(stream, sources), 1):
         rel = f"{PARTS}/{k}.json"
-        findings += _write(site, rel, entries(chunk), {"generator": GENERATOR, "part": k, **named}, known)
+        findings += _write(site, rel, chunk, {"generator": GENERATOR, "part": k, **named}, known)
         parts.append(rel)
     listing = [{"path": rel, "sha256": known[rel].hex()} for rel in parts]
     findings += _write(site, MANIFEST, (), {**rest, "parts": listing, "version_sources": {}}, known)
     return findings, parts
 
 
-def _chunks(files: list[str], sources: dict[str, list[str]]) -> Iterator[tuple[list[str], dict[str, Any]]]:
-    """The parts of a large manifest: (the files it lists, its other members): the files PART_FILES at a time, then
-    each version's sources PART_SOURCES at a time."""
-    for start in range(0, len(files), PART_FILES):
-        yield files[start : start + PART_FILES], {}
+def _chunks(entries: Iterator[Entry], sources: dict[str, list[str]]) -> Iterator[tuple[list[Entry], dict[str, Any]]]:
+    """The parts of a large manifest: (the files' entries it lists, its other members): the files PART_FILES at a
+    time, or fewer when their entries would pass PART_BYTES (a part holds at least one), then each version's sources
+    PART_SOURCES at a time."""
+    chunk: list[Entry] = []
+    size = 0
+    for entry in entries:
+        grown = size + entry_bytes(entry)
+        if chunk and (len(chunk) == PART_FILES or grown > PART_BYTES):
+            yield chunk, {}
+            chunk, grown = [], entry_bytes(entry)
+        chunk.append(entry)
+        size = grown
+    if chunk:
+        yield chunk, {}
     for version, names in sources.items():
         for start in range(0, len(names), PART_SOURCES):
             yield [], {"version_sources": {version: names[start : start + PART_SOURCES]}}
+
+
+def entry_bytes(entry: Entry) -> int:
+    """The bytes a file's entry takes in the manifest, indented under "files" (dump_manifest), or a few more; never
+    fewer unless a name holds a character JSON escapes (a quote, a backslash, a control character). Its path's line,
+    the sha256 line and the closing lines take 110 bytes beside the path; a sources line 20; each source 12 beside
+    its name."""
+    rel, fields = entry
+    sources = fields.get("sources")
+    if sources is None:
+        return len(rel.encode()) + 140 + len(fields["sources_of_version"].encode())
+    return len(rel.encode()) + 130 + sum(len(name.encode()) + 12 for name in sources)
 
 
 def _write(
