@@ -15,6 +15,7 @@ from helpers import CONTENT, edit_jsonl, fold, lean_content, tree_hash
 
 from site_src.build.scanning import scan_written
 from site_src.cli import main
+from site_src.site.urls import run_download
 
 LEAN = ("tuckerbench", "uzbek-pack")  # lean here; the dual-layer rubric keeps the full layout beside them
 TUCKER = "tuckerbench/v1-pilot"
@@ -57,6 +58,7 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
     for row in rows:
         tid, run_id = row["id"], row["run"]
         assert row["download"] == f"{version}/data/t/{fold(tid)}/{run_id}.jsonl"
+        assert run_download(row["download"]) == (*version.split("/"), fold(tid), run_id)  # as merge and slices read it
         lines = (lean / row["download"]).read_text(encoding="utf-8").splitlines()
         record = json.loads(lines[row["line"] - 1])
         own = json.loads((full / version / f"data/t/{fold(tid)}/{tid}.json").read_text(encoding="utf-8"))
@@ -67,6 +69,8 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
         link = re.search(r'<a href="([^"]+)">Download this transcript[^<]*</a>: line (\d+) ', page)
         assert link and int(link.group(2)) == row["line"]
         assert (lean / row["path"] / link.group(1)).resolve() == (lean / row["download"]).resolve()
+    for other in ("data/t/0g/r.jsonl", "data/t/0f/r.json", "data/t/0f/a/r.jsonl", "data/t/0f/.jsonl", "t/0f/r.jsonl"):
+        assert run_download(f"{version}/{other}") is None
     index = {b["id"]: b["layout"] for b in json.loads((lean / "index.json").read_text())["benchmarks"]}
     assert index[bench] == "lean" and index["halees-dual-layer"] == "full"  # the layout is named, for readers
     files = {p.relative_to(lean).as_posix() for p in (lean / version / "data/t").glob("*/*.jsonl")}

@@ -18,7 +18,7 @@ from ..release import Release, VersionView
 from ..secretrules import masked
 from ..secretscan import Finding
 from ..site.downloads import run_parts
-from ..site.urls import LAYOUT
+from ..site.urls import LAYOUT, run_download
 from .scanning import ScannedWrites
 
 PART_FILES = 10_000  # files a part of a large manifest lists (about 3.5 MB), as a part of the transcript list
@@ -170,8 +170,9 @@ def sources_for(release: Release, rel: str) -> list[str] | str:
     view = release.view(parts[0], parts[1])
     if view is None:
         return []
-    if len(parts) > 5 and parts[2:4] == ["data", "t"] and parts[5].endswith(".jsonl"):  # the lean layout's
-        tids = run_parts(view).get((parts[5].removesuffix(".jsonl"), parts[4]), [])
+    download = run_download(rel)
+    if download:
+        tids = run_parts(view).get((download[3], download[2]), [])
         return sorted({name for tid in tids for name in _transcript_sources(view, tid)})
     if (parts[2] == "t" and len(parts) > 4) or (parts[2] == "data" and len(parts) > 5 and parts[3] == "t"):
         tid = parts[4] if parts[2] == "t" else parts[5].removesuffix(".json")  # after the folder of 256 (urls.fold)

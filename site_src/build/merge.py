@@ -29,9 +29,10 @@ from ..problems import Problems
 from ..release import Release, VersionView
 from ..results import plural
 from ..site.app import create_app
+from ..site.downloads import is_lean
 from ..site.search_index import bundle_of, sizes_of
 from ..site.slicing import Slicer
-from ..site.urls import fold
+from ..site.urls import fold, run_download
 from ..validate import check
 from .summary import SummaryError, pages_digest, view_of
 
@@ -46,7 +47,6 @@ PART = re.compile(r"(?:[2-9]|[1-9][0-9]{1,2})/")  # a later part's folder within
 MAX_MANIFEST = 1 << 30
 HEX64 = re.compile(r"[0-9a-f]{64}")
 TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/[^/]+/index\.html|data/t/[0-9a-f]{2}/[^/]+\.json")  # in a version
-RUN_DOWNLOAD = re.compile(r"data/t/[0-9a-f]{2}/([^/]+)\.jsonl")  # the lean layout's, in a version
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,10 +275,10 @@ def _written(rel: str, bundle: str | None, view: VersionView, part: tuple[int, i
     if bundle is not None:
         sizes = view.once(sizes_of)
         return _search_file(inside, bundle, sizes) and (part is None or _slicer(view).of(bundle, part[1]) == part[0])
-    lean = view.bench.layout == "lean"
-    run_download = RUN_DOWNLOAD.fullmatch(inside)
-    if run_download:  # its folder is not checked: the merge has no transcripts to tell which folders a run has
-        return lean and run_download.group(1) in view.runs
+    lean = is_lean(view)
+    download = run_download(rel)
+    if download:  # its folder is not checked: the merge has no transcripts to tell which folders a run has
+        return lean and download[3] in view.runs
     if TRANSCRIPT_FILE.fullmatch(inside):
         page = inside.startswith("t/")
         tid = inside.split("/")[-2] if page else inside.rsplit("/", 1)[-1].removesuffix(".json")

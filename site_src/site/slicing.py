@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ..release import Release
 from .search_index import bundle_dir, bundle_sizes, bundles, parts_of
-from .urls import slice_of
+from .urls import run_download, slice_of
 
 
 class Slicer:
@@ -34,16 +34,17 @@ class Slicer:
     def of(self, rel: str, count: int) -> int:
         """Which of count slices (from 1) renders a file of the site (its site path) or a search bundle (its
         folder)."""
-        parts = rel.split("/")
-        if len(parts) == 6 and parts[2] == "data" and parts[3] == "t" and parts[5].endswith(".jsonl"):
-            bundle = self._run_bundle(parts[0], parts[1], parts[5].removesuffix(".jsonl"), parts[4])
+        download = run_download(rel)
+        if download:
+            bundle = self._run_bundle(*download)
             return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
+        parts = rel.split("/")
         if len(parts) == 6 and parts[2] == "data" and parts[3] == "t":  # a transcript's download: with its page
             rel = f"{parts[0]}/{parts[1]}/t/{parts[4]}/{parts[5].removesuffix('.json')}/index.html"
         bundle = self._bundle.get(rel, rel)
         return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
 
-    def _run_bundle(self, bench: str, version: str, run_id: str, folder: str) -> str:
+    def _run_bundle(self, bench: str, version: str, folder: str, run_id: str) -> str:
         """The bundle that indexes the pages of a run's transcripts in one folder of 256 (search_index._bundles_of),
         with which the lean layout's download of them goes."""
         if self._runs is None:

@@ -5,6 +5,7 @@ each."""
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -12,6 +13,7 @@ from ..outdir import site_path
 
 LAYOUT = 2  # the site's URL layout: 2 puts each transcript and item in a folder of 256 (docs/site-layout.md)
 FOLDED = {"transcript": "tid", "transcript_json": "tid", "item": "item_id"}  # endpoint -> the id its folder is of
+RUN_DOWNLOAD = re.compile(r"([^/]+)/([^/]+)/data/t/([0-9a-f]{2})/([^/]+)\.jsonl")  # the lean layout's
 
 
 @lru_cache(maxsize=1 << 16)
@@ -26,6 +28,13 @@ def slice_of(rel: str, count: int) -> int:
     """Which of `count` slices (from 1) renders rel, a file of a version's pages (its site path) or one of its
     search bundles (its folder): a stable hash, so every slice build and the merge agree without a list."""
     return int(hashlib.sha256(rel.encode()).hexdigest()[:8], 16) % count + 1
+
+
+def run_download(rel: str) -> tuple[str, str, str, str] | None:
+    """(bench, version, folder of 256, run id) of the lean layout's download of a run's transcripts in one folder,
+    from its site path (as the transcripts_jsonl route makes it); None for any other path."""
+    found = RUN_DOWNLOAD.fullmatch(rel)
+    return (found[1], found[2], found[3], found[4]) if found else None
 
 
 def page_url(endpoint: str, values: dict[str, Any]) -> str | None:
