@@ -189,3 +189,25 @@ def test_a_part_ends_at_its_bytes_as_well_as_its_files_so_lean_downloads_naming_
         assert main([*lean, "--only", version, "--out", str(folder)]) == 0
     assert main([*lean, "merge", *map(str, [*slices[::-1], *others]), "--out", str(tmp_path / "merged")]) == 0
     assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "parted")
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        ("b/v/data/t/0f/run-1.jsonl", {"sha256": "ab" * 32, "sources": ["runs/b/run-1/t/1.json", "runs/b/ü/ğ.json"]}),
+        ("b/v/index.html", {"sha256": "cd" * 32, "sources_of_version": "b/v"}),
+        ("b/v/t/0f/yozuv/index.html", {"sha256": "ef" * 32, "sources": []}),
+        ("b/v/data/t/0f/run-2.jsonl", {"sha256": "01" * 32, "sources": [f"runs/b/run-2/{n}.json" for n in range(300)]}),
+    ],
+)
+def test_an_entrys_counted_bytes_are_its_bytes_in_the_manifest_or_a_few_more(entry):
+    """entry_bytes, which ends a part before PART_BYTES, never counts fewer bytes than the entry takes as written
+    (here, beside another entry), and at most 10 more, however many run files it names."""
+    import io
+
+    other = ("zz", {"sha256": "00" * 32, "sources": []})
+    alone, both = io.BytesIO(), io.BytesIO()
+    manifest_module.dump_manifest(alone, [other], {})
+    manifest_module.dump_manifest(both, [entry, other], {})
+    written = len(both.getvalue()) - len(alone.getvalue())
+    assert written <= manifest_module.entry_bytes(entry) <= written + 10
