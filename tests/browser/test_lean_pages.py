@@ -1,16 +1,22 @@
-"""The lean layout in a browser, on the demo built with TuckerBench lean and served from a sub-path: a transcript's
-page links to the JSON Lines file that holds it, at the line it names; a link to its own download (which the lean
-layout does not write) is forwarded by the 404 page to its page."""
+"""The lean layout in a browser, served from a sub-path, on the demo built with TuckerBench lean and on real results
+(an Inspect agent log with tool calls, AlpacaEval's text_davinci_001 folder; tests/fixtures/, with their licences)
+imported lean: a transcript's page links to the JSON Lines file that holds it, at the line it names; a link to its
+own download (which the lean layout does not write) is forwarded by the 404 page to its page; an item's page links
+each response's page and leaves its text out."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
-from helpers import CONTENT, RUNS, fold
+from helpers import CONTENT, ROOT, RUNS, copy_project, fold, wcag_violations
+from playwright.sync_api import expect
+from test_importers import build
 
 from site_src.cli import main
 from site_src.site.serve_static import serve
@@ -51,3 +57,72 @@ def test_a_link_to_a_transcripts_own_download_is_forwarded_to_its_page(page, lea
     page.wait_for_url(f"**/t/{fold(TID)}/{TID}/")
     assert page.get_by_role("heading", level=1).inner_text().startswith("The office kettle")
     assert page.get_by_role("link", name="Download this transcript with its judgments").is_visible()
+
+
+REAL = [  # (importer, benchmark, fixture, options)
+    ("inspect", "agent", ROOT / "tests/fixtures/inspect_ai/metr/small.eval", ["--publish-reasoning"]),
+    ("alpaca-eval", "alpaca", ROOT / "tests/fixtures/alpaca_eval/text_davinci_001", ["--annotator=alpaca_eval_gpt4"]),
+]
+
+
+@pytest.fixture(scope="module")
+def real_lean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """(its URL, its folder): the real results imported as a user imports them, both benchmarks lean."""
+    project = copy_project(tmp_path_factory.mktemp("real-lean") / "project")
+    for source, bench, path, options in REAL:
+        done = build(project, "import", source, str(path), "--benchmark", bench, *options)
+        assert done.returncode == 0, done.stdout + done.stderr
+        described = project / "content" / bench / "benchmark.yaml"
+        described.write_text("layout: lean\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
+    done = build(project, "--out", "_site", "--base-path", "/repo/", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    server, url = serve(project / "_site", "/repo/")
+    yield url, project / "_site"
+    server.shutdown()
+
+
+def _rows(site: Path, version: str) -> list[dict]:
+    rows = []
+    for part in json.loads((site / version / "data/transcripts.json").read_text(encoding="utf-8"))["parts"]:
+        rows += json.loads((site / part).read_text(encoding="utf-8"))["transcripts"]
+    return rows
+
+
+@pytest.mark.parametrize("version", ["agent/v0.1.8", "alpaca/v1"])
+def test_a_real_transcripts_page_links_to_its_line_and_its_old_download_forwards_to_it(page, real_lean, version):
+    url, site = real_lean
+    row = _rows(site, version)[0]
+    path = row["path"].rstrip("/") + "/"
+    page.goto(url + path)
+    link = page.get_by_role("link", name=re.compile("^Download this transcript"))
+    said = link.locator("xpath=..").inner_text()
+    assert int(said.split(": line ")[1].split(" ")[0]) == row["line"]
+    response = page.request.get(urljoin(page.url, link.get_attribute("href")))
+    assert response.ok and response.url.endswith(row["download"])
+    line = response.text().splitlines()[row["line"] - 1]
+    assert line == (site / row["download"]).read_text(encoding="utf-8").splitlines()[row["line"] - 1]
+    assert json.loads(line)["transcript"]["id"] == row["id"]  # the real log's transcript, its exact characters
+    assert not wcag_violations(page)
+    old = f"{version}/data/t/{fold(row['id'])}/{row['id']}.json"
+    assert page.goto(url + old).status == 404
+    page.wait_for_url(f"**/{path}")
+    assert page.get_by_role("link", name=re.compile("^Download this transcript")).is_visible()
+
+
+def test_a_real_items_lean_page_links_each_response_and_leaves_its_text_out(page, real_lean):
+    url, site = real_lean
+    rows = [row for row in _rows(site, "alpaca/v1") if row["item_id"] == "001"]
+    assert rows
+    page.goto(url + f"alpaca/v1/items/{fold('001')}/001/")
+    expect(page.get_by_text("this benchmark is published in the lean layout")).to_be_visible()
+    hrefs = {urljoin(page.url, a) for a in page.locator("main a").evaluate_all("links => links.map(a => a.href)")}
+    shown = " ".join(page.locator("main").inner_text().split())
+    for row in rows:
+        assert url + row["path"].rstrip("/") + "/" in hrefs
+        record = json.loads((site / row["download"]).read_text(encoding="utf-8").splitlines()[row["line"] - 1])
+        said = next(t["content"] for t in record["transcript"]["turns"] if t["role"] == "assistant")
+        text = " ".join(said.split())[:60]
+        assert text and text not in shown
+    assert not wcag_violations(page)
+    page.goto(url + rows[-1]["path"].rstrip("/") + "/")  # where the last one's text is
+    assert text in " ".join(page.locator("main").inner_text().split())
