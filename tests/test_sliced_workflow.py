@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from helpers import ROOT, copy_project, tree_hash
 
@@ -37,10 +38,13 @@ class Runner:
     """Just enough of a GitHub Actions runner for this workflow: expressions of inputs, matrix, needs and github
     values; checkout, setup-python, artifacts and run steps."""
 
-    def __init__(self, tmp: Path, inputs: dict[str, Any]) -> None:
+    def __init__(self, tmp: Path, inputs: dict[str, Any], lean: tuple[str, ...] = ()) -> None:
         self.tmp, self.inputs, self.outputs = tmp, inputs, {}
         self.artifacts = tmp / "artifacts"
         self.source = copy_project(tmp / "source")
+        for bench in lean:  # benchmarks whose benchmark.yaml says layout: lean, in the repository
+            described = self.source / "content" / bench / "benchmark.yaml"
+            described.write_text("layout: lean\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
         git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
         for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "runs"]):
             subprocess.run([*git, *cmd], cwd=self.source, check=True, env={**os.environ, "GIT_COMMITTER_DATE":
@@ -102,10 +106,11 @@ class Runner:
                 outputs[f"{step.get('id')}.{key}"] = value
 
 
-def test_the_workflow_run_step_by_step_publishes_what_one_build_makes(tmp_path):
+@pytest.mark.parametrize("lean", [(), ("tuckerbench", "uzbek-pack")], ids=["full", "lean"])
+def test_the_workflow_run_step_by_step_publishes_what_one_build_makes(tmp_path, lean):
     python = sys.executable
     runner = Runner(tmp_path, {"slices": 2, "versions": "", "base-path": "", "host": "github-pages",
-                               "install": "true", "command": f"{python} build.py"})  # fmt: skip
+                               "install": "true", "command": f"{python} build.py"}, lean)  # fmt: skip
     runner.job("plan")
     matrix = json.loads(runner.outputs["plan"]["matrix"])["include"]
     assert len(matrix) == 6 and {m["slice"] for m in matrix} == {"1/2", "2/2"}
@@ -121,3 +126,4 @@ def test_the_workflow_run_step_by_step_publishes_what_one_build_makes(tmp_path):
     assert subprocess.run(cmd, cwd=runner.source, env=env).returncode == 0
     assert tree_hash(published) == tree_hash(whole)
     assert (published / "publish-manifest.json").is_file() and not list(published.glob("*/*/search/*/slice*"))
+    assert bool(list(published.glob("tuckerbench/*/data/t/*/*.jsonl"))) == bool(lean)  # the layout was published
