@@ -96,12 +96,12 @@ def _chunks(entries: Iterator[Entry], sources: dict[str, list[str]]) -> Iterator
     chunk: list[Entry] = []
     size = 0
     for entry in entries:
-        grown = size + entry_bytes(entry)
-        if chunk and (len(chunk) == PART_FILES or grown > PART_BYTES):
+        weight = entry_bytes(entry)
+        if chunk and (len(chunk) == PART_FILES or size + weight > PART_BYTES):
             yield chunk, {}
-            chunk, grown = [], entry_bytes(entry)
+            chunk, size = [], 0
         chunk.append(entry)
-        size = grown
+        size += weight
     if chunk:
         yield chunk, {}
     for version, names in sources.items():

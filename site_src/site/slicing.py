@@ -34,14 +34,11 @@ class Slicer:
     def of(self, rel: str, count: int) -> int:
         """Which of count slices (from 1) renders a file of the site (its site path) or a search bundle (its
         folder)."""
-        download = run_download(rel)
-        if download:
-            bundle = self._run_bundle(*download)
-            return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
+        download = run_download(rel)  # the lean layout's: with the bundle of its transcripts' pages
         parts = rel.split("/")
-        if len(parts) == 6 and parts[2] == "data" and parts[3] == "t":  # a transcript's download: with its page
-            rel = f"{parts[0]}/{parts[1]}/t/{parts[4]}/{parts[5].removesuffix('.json')}/index.html"
-        bundle = self._bundle.get(rel, rel)
+        if not download and len(parts) == 6 and parts[2] == "data" and parts[3] == "t":  # one transcript's download
+            rel = f"{parts[0]}/{parts[1]}/t/{parts[4]}/{parts[5].removesuffix('.json')}/index.html"  # with its page
+        bundle = self._run_bundle(*download) if download else self._bundle.get(rel, rel)
         return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
 
     def _run_bundle(self, bench: str, version: str, folder: str, run_id: str) -> str:
