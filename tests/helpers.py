@@ -64,12 +64,17 @@ def copy_project(dest: Path, folders: tuple[str, ...] = ("site_src", "templates"
     return dest
 
 
+def set_layout(content: Path, benches: tuple[str, ...], layout: str = "lean") -> None:
+    """Make the benches of a content folder say `layout: <layout>` in their benchmark.yaml."""
+    for bench in benches:
+        path = content / bench / "benchmark.yaml"
+        path.write_text(f"layout: {layout}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+
+
 def lean_content(dest: Path, benches: tuple[str, ...], layout: str = "lean") -> Path:
     """A copy of the demo content at dest whose benches say `layout: <layout>` in their benchmark.yaml."""
     shutil.copytree(CONTENT, dest)
-    for bench in benches:
-        path = dest / bench / "benchmark.yaml"
-        path.write_text(f"layout: {layout}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    set_layout(dest, benches, layout)
     return dest
 
 

@@ -184,7 +184,7 @@ def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
 def test_real_results_published_lean_keep_every_record_of_their_full_downloads(tmp_path):
     """On real logs (an Inspect agent log with tool calls, AlpacaEval's text_davinci_001 folder; tests/fixtures/,
     with their licences): every transcript's line in the lean layout is its download in the full layout."""
-    from helpers import copy_project
+    from helpers import copy_project, set_layout
     from test_importers import build
     from test_real_results import AE1, AGENT, ALPACA
 
@@ -197,9 +197,7 @@ def test_real_results_published_lean_keep_every_record_of_their_full_downloads(t
         done = build(project, "import", *args)
         assert done.returncode == 0, done.stdout + done.stderr
     assert build(project, "--out", "full", "--no-search", "-q").returncode == 0
-    for bench in ("agent", "ae"):
-        described = project / "content" / bench / "benchmark.yaml"
-        described.write_text("layout: lean\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
+    set_layout(project / "content", ("agent", "ae"))
     done = build(project, "--out", "lean", "--no-search", "-q")
     assert done.returncode == 0, done.stdout + done.stderr
     for bench in ("agent", "ae"):

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import ROOT, copy_project, tree_hash
+from helpers import ROOT, copy_project, set_layout, tree_hash
 
 WORKFLOW = yaml.safe_load((ROOT / ".github/workflows/sliced-pages.yml").read_text(encoding="utf-8"))
 JOBS = WORKFLOW["jobs"]
@@ -42,9 +42,7 @@ class Runner:
         self.tmp, self.inputs, self.outputs = tmp, inputs, {}
         self.artifacts = tmp / "artifacts"
         self.source = copy_project(tmp / "source")
-        for bench in lean:  # benchmarks whose benchmark.yaml says layout: lean, in the repository
-            described = self.source / "content" / bench / "benchmark.yaml"
-            described.write_text("layout: lean\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
+        set_layout(self.source / "content", lean)  # benchmarks whose benchmark.yaml says layout: lean
         git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
         for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "runs"]):
             subprocess.run([*git, *cmd], cwd=self.source, check=True, env={**os.environ, "GIT_COMMITTER_DATE":

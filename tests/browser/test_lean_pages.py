@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
-from helpers import CONTENT, ROOT, RUNS, copy_project, fold, wcag_violations
+from helpers import ROOT, RUNS, copy_project, fold, lean_content, set_layout, wcag_violations
 from playwright.sync_api import expect
 from test_importers import build
 
@@ -28,9 +27,7 @@ VERSION = "tuckerbench/v1-pilot/"
 @pytest.fixture(scope="module")
 def lean_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lean-site")
-    shutil.copytree(CONTENT, root / "content")
-    described = root / "content/tuckerbench/benchmark.yaml"
-    described.write_text("layout: lean\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
+    lean_content(root / "content", ("tuckerbench",))
     args = ["--content", str(root / "content"), "--runs", str(RUNS), "--base-path", "/repo/", "--quiet"]
     assert main([*args, "--out", str(root / "site")]) == 0
     server, url = serve(root / "site", "/repo/")
@@ -72,8 +69,7 @@ def real_lean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, P
     for source, bench, path, options in REAL:
         done = build(project, "import", source, str(path), "--benchmark", bench, *options)
         assert done.returncode == 0, done.stdout + done.stderr
-        described = project / "content" / bench / "benchmark.yaml"
-        described.write_text("layout: lean\n" + described.read_text(encoding="utf-8"), encoding="utf-8")
+    set_layout(project / "content", tuple(bench for _, bench, _, _ in REAL))
     done = build(project, "--out", "_site", "--base-path", "/repo/", "-q")
     assert done.returncode == 0, done.stdout + done.stderr
     server, url = serve(project / "_site", "/repo/")
