@@ -24,7 +24,7 @@ from .systems import PluginError, systems
 # answers before any of them (scipy, altair, Flask) is loaded.
 
 COMMANDS = (
-    "build", "check", "scores", "serve", "review-kit", "import", "merge", "diff", "init", "systems", "matrix"
+    "build", "check", "scores", "serve", "review-kit", "import", "merge", "diff", "init", "systems", "matrix", "read"
 )  # fmt: skip
 # option dest -> (flags, argparse keywords, the commands it applies to, its default per command)
 OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
@@ -45,8 +45,8 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     ),
     "out": (
         ("--out",),
-        {"help": "output folder (default: _site; for review-kit, _review)"},
-        {"build": "_site", "merge": "_site", "review-kit": "_review"},
+        {"help": "output folder (default: _site; for review-kit, _review; for read, _reads)"},
+        {"build": "_site", "merge": "_site", "review-kit": "_review", "read": "_reads"},
     ),
     "base_path": (
         ("--base-path",),
@@ -69,16 +69,30 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]] = {
     "quiet": (
         ("--quiet", "-q"),
         {"action": "store_true", "help": "no progress display and no totals; problems are still printed"},
-        {"build": False, "merge": False},
+        {"build": False, "merge": False, "read": False},
     ),
     "only": (
         ("--only",),
         {"help": "build one shard: only the pages of BENCHMARK/VERSION (joined later with build.py merge)"},
-        {"build": None},
+        {"build": None, "read": None},
     ),
     "slice": (
         ("--slice",),
-        {"metavar": "K/N", "help": "with --only: render only slice K of N of that version (joined by build.py merge)"},
+        {
+            "metavar": "K/N",
+            "help": "with --only: render only slice K of N of that version (joined by build.py merge); for read: "
+            "read only batch K of N of the runs",
+        },
+        {"build": None, "read": None},
+    ),
+    "reads": (
+        ("--reads",),
+        {
+            "action": "append",
+            "metavar": "FOLDER",
+            "help": "runs read by build.py read (its folder, or a folder of such folders): taken instead of read "
+            "again; repeatable",
+        },
         {"build": None},
     ),
     "slices": (
@@ -185,6 +199,7 @@ def _parser() -> argparse.ArgumentParser:
         "init": "write a project to start from (FOLDER, default: here): a benchmark to edit, runs/, deploy files",
         "systems": "list the evaluation systems installed (those shipped and those added by plugins)",
         "matrix": "print a CI matrix (JSON): a job per slice of each version ([VERSION…], default: those with runs)",
+        "read": "read a batch of the runs once (--only, --slice K/N) into a folder that slices take with --reads",
     }
     for command in COMMANDS:
         p = sub.add_parser(command, help=helps[command])
@@ -223,7 +238,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         k, _, n = values["slice"].partition("/")
         if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n) <= MAX_SLICES):
             parser.error(f"--slice {values['slice']!r} is not K/N with 1 <= K <= N <= {MAX_SLICES} (e.g. 2/16)")
-        if not values.get("only"):
+        if not values.get("only") and command != "read":
             parser.error("--slice renders a slice of one version: give that version with --only BENCHMARK/VERSION")
     if "base_path" in values and not _BASE_PATH.fullmatch(values["base_path"]):
         parser.error(
@@ -237,24 +252,25 @@ def _roots(args: argparse.Namespace) -> list[Path]:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    """The build room's configuration of a build or merge command."""
+    """The build room's configuration of a build, merge or read command."""
     from .build import BuildConfig
 
     return BuildConfig(
         out=Path(args.out),
         content=Path(args.content),
         runs=_roots(args),
-        base_path=args.base_path,
-        search=not args.no_search,
-        redact_secrets=args.redact_secrets,
+        base_path=getattr(args, "base_path", "/"),
+        search=not getattr(args, "no_search", False),
+        redact_secrets=getattr(args, "redact_secrets", False),
         strict=args.strict,
         quiet=args.quiet,
         only=getattr(args, "only", None),
         part=_slice(args),
         fresh=getattr(args, "fresh", False),
         shards=[Path(p) for p in getattr(args, "shards", [])],
+        reads=[Path(p) for p in getattr(args, "reads", None) or []],
         changes_since=Path(args.changes_since) if getattr(args, "changes_since", None) else None,
-        host=args.host,
+        host=getattr(args, "host", None),
     )
 
 
@@ -294,12 +310,17 @@ def main(argv: list[str] | None = None) -> int:
         from .build import build
 
         return build(_config(args))
+    if args.command == "read":
+        from .build.reads import read_batch
+
+        return read_batch(_config(args))
     return _read_and_report(args)
 
 
 def _matrix(args: argparse.Namespace) -> int:
     """The jobs of a sliced build as a GitHub Actions matrix, on one line of JSON: {"include": [{"version",
-    "slice", "name"}, ...]}, at most MAX_SLICES jobs (a matrix's limit)."""
+    "slice", "folder" (the version's, in artifacts' names), "name"}, ...]}, at most MAX_SLICES jobs (a matrix's
+    limit). The read jobs and the render jobs both take it."""
     import json
 
     versions = list(args.versions)
@@ -314,7 +335,12 @@ def _matrix(args: argparse.Namespace) -> int:
               f"1 to {MAX_SLICES}: choose fewer slices", file=sys.stderr)  # fmt: skip
         return 1
     jobs = [
-        {"version": v, "slice": f"{k}/{n}", "name": f"{v.replace('/', '--')}--{k}-of-{n}"}
+        {
+            "version": v,
+            "slice": f"{k}/{n}",
+            "folder": v.replace("/", "--"),
+            "name": f"{v.replace('/', '--')}--{k}-of-{n}",
+        }
         for v in versions
         for k in range(1, n + 1)
     ]

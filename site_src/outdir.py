@@ -99,10 +99,9 @@ def placement_problem(out: Path, manifest_name: str, inputs: list[tuple[str, Pat
     build of ours wrote (not empty, without our manifest)."""
     shown = str(out)
     real = out.resolve()
-    for what, folder in [*inputs, ("the project folder", CHECKOUT)]:
-        relation = _overlaps(real, folder.resolve())
-        if relation and not (what == "the project folder" and relation == "lies inside"):
-            return f"output folder {shown} {relation} {what} ({folder}); choose a folder of its own, such as _site"
+    overlap = overlap_problem(out, inputs)
+    if overlap:
+        return overlap
     if not real.exists():
         return None
     if not real.is_dir():
@@ -114,6 +113,16 @@ def placement_problem(out: Path, manifest_name: str, inputs: list[tuple[str, Pat
             f"output folder {shown} is not empty and was not written by a build (no {manifest_name} of "
             f"{GENERATOR.split()[0]}); it would be replaced, so nothing was written. Choose a new or empty folder."
         )
+    return None
+
+
+def overlap_problem(out: Path, inputs: list[tuple[str, Path]]) -> str | None:
+    """Why out cannot be an output folder: it is, holds or lies inside an input, or holds the project."""
+    real = out.resolve()
+    for what, folder in [*inputs, ("the project folder", CHECKOUT)]:
+        relation = _overlaps(real, folder.resolve())
+        if relation and not (what == "the project folder" and relation == "lies inside"):
+            return f"output folder {out} {relation} {what} ({folder}); choose a folder of its own, such as _site"
     return None
 
 

@@ -34,12 +34,17 @@ def test_every_action_is_pinned_and_no_expression_is_spliced_into_a_script():
     assert not any("run" in s for s in JOBS["deploy"]["steps"])  # the job that may write runs no project code
 
 
+def listed(reads: Path) -> list[dict[str, Any]]:
+    return json.loads((reads / "reads.json").read_text(encoding="utf-8"))["runs"]
+
+
 class Runner:
     """Just enough of a GitHub Actions runner for this workflow: expressions of inputs, matrix, needs and github
     values; checkout, setup-python, artifacts and run steps."""
 
     def __init__(self, tmp: Path, inputs: dict[str, Any], lean: tuple[str, ...] = ()) -> None:
         self.tmp, self.inputs, self.outputs = tmp, inputs, {}
+        self.said: dict[str, str] = {}  # what each job's run steps printed, by job (and matrix entry)
         self.artifacts = tmp / "artifacts"
         self.source = copy_project(tmp / "source")
         set_layout(self.source / "content", lean)  # benchmarks whose benchmark.yaml says layout: lean
@@ -99,6 +104,7 @@ class Runner:
             done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=work, env=step_env, capture_output=True,
                                   text=True)  # fmt: skip
             assert done.returncode == 0, f"{step['run']}\n{done.stdout}\n{done.stderr}"
+            self.said[work.name] = self.said.get(work.name, "") + done.stdout + done.stderr
             for line in said.read_text(encoding="utf-8").splitlines():
                 key, _, value = line.partition("=")
                 outputs[f"{step.get('id')}.{key}"] = value
@@ -113,7 +119,16 @@ def test_the_workflow_run_step_by_step_publishes_what_one_build_makes(tmp_path, 
     matrix = json.loads(runner.outputs["plan"]["matrix"])["include"]
     assert len(matrix) == 6 and {m["slice"] for m in matrix} == {"1/2", "2/2"}
     for entry in matrix:
+        runner.job("read", entry)
+    read = [(entry["run"], folder.name) for folder in runner.artifacts.glob("reads--*") for entry in listed(folder)]
+    runs = {f"runs/{p.parent.name}/{p.name}" for p in (runner.source / "runs").glob("*/*/")}
+    assert sorted(run for run, _ in read) == sorted(runs)  # each run read once, by one read job
+    read = dict(read)
+    for entry in matrix:
         runner.job("render", entry)
+        version_runs = sum(v.startswith(f"reads--{entry['folder']}--") for v in read.values())
+        said = f"runs taken from the reads folders: {version_runs} of {version_runs} (the rest read here)"
+        assert said in runner.said[f"render-{entry['name']}"]  # every run of its version, none read again
     runner.job("merge")
     published = runner.artifacts / "github-pages"
     epoch = runner.outputs["plan"]["epoch"]

@@ -186,6 +186,7 @@ class BuildCache:
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
     # run file -> (the run, what was worked out from it when it was loaded): what changed since is kept (save)
     derived_from: dict[Path, tuple[Any, dict[str, Any]]] = field(init=False, default_factory=dict)
+    taken: set[Path] = field(init=False, default_factory=set)  # runs taken from another job's read (take_read)
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
@@ -239,13 +240,20 @@ class BuildCache:
         return cache_folder(self.out) / "runs" / f"{key}.run"
 
     def load(self, rel: str) -> tuple[Any, Any, list[Any]] | None:
-        """The run as read by an earlier build, with what that build worked out from it alone (worked_out)."""
+        """The run as read by an earlier build (or taken from another job's read, take_read), with what that build
+        worked out from it alone (worked_out)."""
         path = self._run_file(rel)
+        if path in self.taken:
+            return self._loaded(path, read_run(self.seal, self._staged(path)), self._staged(path))  # type: ignore[arg-type]
         found = None if self.fresh or self.seal is None else read_run(self.seal, path)
         if found is None and not self.fresh and self.seal is not None and path.exists():
             self.broken += 1  # there, but not sealed here for this checkout, or changed since: read again
+        return self._loaded(path, found, path)
+
+    def _loaded(self, path: Path, found: Any, at: Path) -> tuple[Any, Any, list[Any]] | None:
+        """A run read from the cache file at (path's place, or its place in the stage), with what was worked out."""
         if found is not None:
-            derived = read_value(self.seal, _derived_file(path))  # type: ignore[arg-type]
+            derived = read_value(self.seal, _derived_file(at))  # type: ignore[arg-type]
             worked_out.of(found[0]).update(derived if isinstance(derived, dict) else {})
             self.derived_from[path] = (found[0], dict(worked_out.of(found[0])))
         return found
@@ -281,10 +289,10 @@ class BuildCache:
 
     def has(self, rel: str) -> bool:
         """Whether load(rel) will find the run (the read ahead reads the others in other processes meanwhile)."""
-        if self.fresh or self.seal is None:
+        if self.seal is None:
             return False
         path = self._run_file(rel)
-        return path.is_file() and turns_beside(path).is_file()
+        return path in self.taken or (not self.fresh and path.is_file() and turns_beside(path).is_file())
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         """Keep the run as read (before any scoring, scanning or redaction), for the next build; from now on its
@@ -299,6 +307,38 @@ class BuildCache:
     def adopt(self, rel: str, run: Any) -> None:
         """Take a run another process read and stored (store), as stored: what is worked out from it is kept too."""
         self.derived_from[self._run_file(rel)] = (run, {})
+
+    # ---- runs another job read (build.py read, build/reads.py): given as they were stored there, taken as if read here
+    def run_key(self, rel: str) -> str:
+        """The key of the run in folder rel: of this code, this content and the run's files (name and digest each)."""
+        return self._run_file(rel).stem
+
+    def stored(self, rel: str) -> dict[str, bytes]:
+        """The run this build read and stored (store, adopt) as the files that keep it, unsealed: "run", "turns"
+        and, when something was worked out from it, "derived"."""
+        assert self.seal is not None
+        path = self._staged(self._run_file(rel))
+        run, derived = self.seal.read(path), self.seal.read(_derived_file(path))
+        assert run is not None, f"{rel} was not stored by this build"
+        files = {"run": run, "turns": turns_beside(path).read_bytes()}
+        return files | ({"derived": derived} if derived is not None else {})
+
+    def take_read(self, rel: str, files: dict[str, bytes]) -> None:
+        """Take the run in folder rel as another job stored it (stored: files), sealed into this build's stage: load
+        then finds it as if this build had read it, and it is kept for the next build. The caller has checked that
+        the job read the very files this build would (by run_key); load checks the turns against the run file."""
+        assert self.seal is not None
+        path = self._run_file(rel)
+        staged = self._staged(path)
+        self.seal.write(staged, files["run"])
+        turns_beside(staged).write_bytes(files["turns"])
+        if "derived" in files:
+            self.seal.write(_derived_file(staged), files["derived"])
+        self.taken.add(path)
+
+    def keep_derived(self) -> None:
+        """Store now what was worked out from each run alone (save does it once the site is in place)."""
+        self._store_derived()
 
     def _store_derived(self) -> None:
         """Keep what this build worked out from each run alone, beside the run, for the next build (see load)."""

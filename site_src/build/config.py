@@ -32,6 +32,7 @@ class BuildConfig:
     part: tuple[int, int] | None = None  # (k, n): of that shard, only slice k of n (urls.slice_of)
     fresh: bool = False  # render everything, as if no build had been made into out before
     shards: list[Path] = field(default_factory=list)  # merge these shards (built with only) instead of rendering
+    reads: list[Path] = field(default_factory=list)  # runs read by read jobs (reads.py): taken, not read again
     build_date: str | None = field(default_factory=build_date)
     changes_since: Path | None = None  # an earlier built site: each benchmark gets a page of what changed since
     host: str | None = None  # hosts.HOSTS: the site must fit that host's limits to be put in place
@@ -65,4 +66,5 @@ class BuildConfig:
             ("the content folder", self.content),
             *(("a runs folder", root) for root in self.runs),
             *(("a shard", shard) for shard in self.shards),  # read, never written
+            *(("a reads folder", folder) for folder in self.reads),
         ]

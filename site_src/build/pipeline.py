@@ -57,8 +57,8 @@ def build(config: BuildConfig) -> int:
             return hosted(config, Measure.of_folder(config.out)) if config.host else 0
         got, unlisted = read_phase(config, cache, scope)
         timer.done("read")
-        if unlisted:
-            return report.refused(unlisted)
+        if unlisted or got is None:
+            return report.refused(unlisted or "")
         if report.problems(got.project, config.strict):
             print("nothing was written", file=sys.stderr)
             return 1
@@ -202,14 +202,22 @@ def open_cache(config: BuildConfig, scope: ExitStack) -> BuildCache:
     return cache
 
 
-def read_phase(config: BuildConfig, cache: BuildCache, scope: ExitStack) -> tuple[Read, str | None]:
-    """Every run, read or taken from the cache (the chart drawer starts meanwhile), and why the output folder cannot
-    be replaced, if it holds files its manifest does not list."""
+def read_phase(config: BuildConfig, cache: BuildCache, scope: ExitStack) -> tuple[Read | None, str | None]:
+    """Every run, read or taken from the cache (the chart drawer starts meanwhile), and why the build is refused:
+    the output folder holds files its manifest does not list, or a reads folder cannot be taken (no Read then)."""
     from ..site.drawing import drawer_ahead
+    from .reads import ReadsError
 
     scope.enter_context(drawer_ahead())
     with bar("reading", " runs", config.quiet) as progress:
-        got = read(config, cache, progress)
+        try:
+            got = read(config, cache, progress)
+        except ReadsError as exc:
+            return None, f"{exc}; nothing was written"
+    if config.reads:
+        report.notice(
+            config, f"runs taken from the reads folders: {len(cache.taken)} of {got.found} (the rest read here)"
+        )
     if cache.broken and not cache.notice:
         again = "it was" if cache.broken == 1 else "they were"
         report.notice(

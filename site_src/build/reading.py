@@ -33,6 +33,7 @@ from ..readers.project import (
 )
 from .cache import BuildCache
 from .config import BuildConfig
+from .reads import in_batch, take_reads
 
 
 @dataclass
@@ -42,18 +43,26 @@ class Read:
 
     project: Project
     scanned_clean: set[str]
+    found: int = 0  # run directories read or taken
 
 
-def read(config: BuildConfig, cache: BuildCache | None, progress: Progress = SILENT) -> Read:
+def read(
+    config: BuildConfig, cache: BuildCache | None, progress: Progress = SILENT, batch: tuple[int, int] | None = None
+) -> Read:
     """The project, every run directory read or taken from the cache, in the order found. A build of one version
     (--only) reads only the runs whose metadata names that version (and those that name none content/ defines, so
     their problems are said); with --redact-secrets it reads them all, so that every shard lists the release's
-    redactions (the merge checks that they are the same)."""
+    redactions (the merge checks that they are the same). A read job (reads.py) reads only its batch of those; a
+    build given --reads takes from them the runs they hold (reads.ReadsError when one cannot be taken)."""
     project = start_project(config.content, config.runs, Problems())
     found = find_runs(config.runs, project.problems) if config.content.is_dir() else []  # one error, not one a run
     benchmarks = {b.id: b for b in project.benchmarks}
     if config.only and not config.redact_secrets:
         found = [d for d in found if named_version(d, benchmarks) in (None, config.only)]
+    if batch:
+        found = in_batch(found, batch)
+    if config.reads and cache:
+        take_reads(config.reads, found, cache)
     scanned_clean: set[str] = set()
     progress.reset(total=len(found))
     with _ReadAhead(found, benchmarks, cache) as ahead:
@@ -68,7 +77,7 @@ def read(config: BuildConfig, cache: BuildCache | None, progress: Progress = SIL
             add_run(project, got.read)
             progress.update(1)
     finish(project)
-    return Read(project, scanned_clean)
+    return Read(project, scanned_clean, len(found))
 
 
 @dataclass
