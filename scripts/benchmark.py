@@ -352,10 +352,17 @@ def by_slices(
         print(
             f"{'':>9} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'whole-version phases s':>23} {'slice phases s':>15}"
         )
-        slices = []
+        reads, slices = [], []
+        for k in range(1, count + 1):  # the read jobs, as the workflow's read job runs them: a batch of runs each
+            out = f"{tmp}/reads/reads-{k}"
+            reads.append(
+                timed([*cmd, "read", "--only", "tuckerbench/v1-pilot", "--slice", f"{k}/{count}", "--out", out])
+            )
+            _slice_line(f"read {k}", reads[-1])
         for k in range(1, count + 1):
             out = f"{tmp}/slice-{k}"
-            slices.append(timed([*cmd, "--only", "tuckerbench/v1-pilot", "--slice", f"{k}/{count}", "--out", out]))
+            job = ["--only", "tuckerbench/v1-pilot", "--slice", f"{k}/{count}", "--reads", f"{tmp}/reads"]
+            slices.append(timed([*cmd, *job, "--out", out]))
             _slice_line(f"slice {k}", slices[-1])
         merge = timed([*cmd, "merge", *(f"{tmp}/slice-{k}" for k in range(1, count + 1)), "--out", f"{tmp}/site"])
         _slice_line("merge", merge)
@@ -369,12 +376,13 @@ def by_slices(
     )
     for host in HOSTS.values():
         print(f"  {host.name}: " + ("; ".join(exceeded(host, site)) or summary(host, site)))
-    cpu = sum(s[3] for s in slices) + merge[3]
-    print(f"total CPU {cpu:.0f} s (one build: {whole[3]:.0f} s); largest slice {max(s[0] for s in slices):.1f} s "
-          f"wall, {max(s[1] for s in slices):.0f} MB; merge {merge[0]:.1f} s wall, {merge[1]:.0f} MB, "
+    cpu = sum(s[3] for s in reads + slices) + merge[3]
+    print(f"total CPU {cpu:.0f} s (one build: {whole[3]:.0f} s); largest read job {max(r[0] for r in reads):.1f} s "
+          f"wall, {max(r[1] for r in reads):.0f} MB; largest slice {max(s[0] for s in slices):.1f} s wall, "
+          f"{max(s[1] for s in slices):.0f} MB; merge {merge[0]:.1f} s wall, {merge[1]:.0f} MB, "
           f"{merge[3] / cpu:.0%} of the CPU")  # fmt: skip
     print(f"the merged site is {'byte-identical to' if same else 'NOT the same as'} one build's")
-    project_slices(n, slices, merge, runners, projected)
+    project_slices(n, reads, slices, merge, runners, projected)
 
 
 def _phases(totals: dict[str, float]) -> tuple[float, float]:
@@ -389,22 +397,25 @@ def _slice_line(name: str, got: tuple[float, float, dict[str, float], float]) ->
     print(f"{name:>9} {seconds:>8.1f} {cpu:>8.1f} {peak:>8.0f} {fixed:>23.1f} {rest:>15.1f}")
 
 
-def project_slices(n: int, slices: list, merge: tuple, runners: int, projected: int) -> None:  # noqa: ANN001
-    """Wall time for `projected` transcripts in one version on `runners` runners, one slice each, from the measured
-    phases: a slice's whole-version phases (read, score: every slice does them for the whole version) grow with the
-    transcripts; the slice phases (secret scan of its own runs, render, search index, backstop, manifest, put in
-    place) summed over the slices grow with the transcripts and are shared by the runners; the merge (which reads no
-    run: it takes every file and renders the site-wide pages from the summaries) grows with the files, so with the
-    transcripts; start-up is left out.
+def project_slices(n: int, reads: list, slices: list, merge: tuple, runners: int, projected: int) -> None:  # noqa: ANN001
+    """Wall time for `projected` transcripts in one version on `runners` runners, a read job and a slice each, from
+    what was measured: the read jobs' time (each reads its batch of runs) summed and shared by the runners; a slice's
+    whole-version phases (read, score: every slice takes the version's runs from the read jobs and scores them all)
+    grow with the transcripts; the slice phases (secret scan of its own runs, render, search index, backstop,
+    manifest, put in place) summed over the slices grow with the transcripts and are shared by the runners; the
+    merge (which reads no run: it takes every file and renders the site-wide pages from the summaries) grows with
+    the files, so with the transcripts; start-up is left out.
     Measured at a size where start-up is small against the rest (100,000), the projection is close to linear."""
     scale = projected / n
+    read_wall = sum(r[0] for r in reads) / runners * scale
     fixed = max(_phases(s[2])[0] for s in slices)
     shared = sum(_phases(s[2])[1] for s in slices)
     slice_wall = (fixed + shared / runners) * scale
     merge_wall = merge[0] * scale
-    print(f"projected for {projected:,} transcripts on {runners} runners: a slice {slice_wall / 60:.1f} min "
-          f"({fixed * scale / 60:.1f} min of it the whole version's read and score), then the merge "
-          f"{merge_wall / 60:.1f} min: {(slice_wall + merge_wall) / 60:.1f} min in all")  # fmt: skip
+    print(f"projected for {projected:,} transcripts on {runners} runners: a read job {read_wall / 60:.1f} min, then "
+          f"a slice {slice_wall / 60:.1f} min ({fixed * scale / 60:.1f} min of it the whole version's read and "
+          f"score), then the merge {merge_wall / 60:.1f} min: {(read_wall + slice_wall + merge_wall) / 60:.1f} min "
+          "in all")  # fmt: skip
 
 
 def growth(now: tuple[int, float], before: tuple[int, float] | None) -> str:

@@ -55,7 +55,7 @@ def test_the_benchmark_by_size_runs_build_py_and_prints_the_growth_of_its_memory
     assert "projected from 12 and 24" in hosts[2][5] and "not github-pages" in hosts[2][5]
 
 
-def test_the_sliced_benchmark_runs_each_slice_and_the_merge_and_checks_the_merged_site_byte_for_byte():
+def test_the_sliced_benchmark_runs_each_read_job_slice_and_the_merge_and_checks_the_merged_site_byte_for_byte():
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts/benchmark.py"), "--entrants", "2", "--sliced", "2", "--size", "24"],
         capture_output=True,
@@ -64,11 +64,12 @@ def test_the_sliced_benchmark_runs_each_slice_and_the_merge_and_checks_the_merge
     )
     assert done.returncode == 0, done.stdout + done.stderr
     rows = re.findall(
-        r"^ *(slice \d|merge|one build) +([\d.]+) +([\d.]+) +(\d+) +([\d.]+) +([\d.]+)$", done.stdout, re.M
+        r"^ *(read \d|slice \d|merge|one build) +([\d.]+) +([\d.]+) +(\d+) +([\d.]+) +([\d.]+)$", done.stdout, re.M
     )
-    assert [r[0] for r in rows] == ["slice 1", "slice 2", "merge", "one build"], done.stdout
+    assert [r[0] for r in rows] == ["read 1", "read 2", "slice 1", "slice 2", "merge", "one build"], done.stdout
     assert "the merged site is byte-identical to one build's" in done.stdout
-    assert re.search(r"^projected for 1,000,000 transcripts on 16 runners: a slice [\d.]+ min", done.stdout, re.M)
+    projected = r"^projected for 1,000,000 transcripts on 16 runners: a read job [\d.]+ min, then a slice [\d.]+ min"
+    assert re.search(projected, done.stdout, re.M)
 
 
 def test_the_whole_publish_is_timed_against_hugo_and_pagefind_in_alternating_rounds():

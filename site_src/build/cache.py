@@ -213,9 +213,11 @@ class BuildCache:
         fresh: bool = False,
         scope: str = "all",
         listing: Listing | None = None,
+        run_dirs: Iterable[tuple[Path, str]] | None = None,
     ) -> BuildCache:
         """The keys of a build into out; with fresh=True, as if no build had been made there before. listing, when
-        given, lists out (else out is listed when a check needs it)."""
+        given, lists out (else out is listed when a check needs it). run_dirs, when given ((folder, rel) each), are
+        the only run folders whose files are digested (a read job's batch): the runs' keys need only theirs."""
         out = out.resolve()
         key, why = machine_key()
         seal = Seal(key, cache_folder(out)) if key else None
@@ -225,8 +227,10 @@ class BuildCache:
             previous, notice, reset = _previous(seal, out)
         seen = previous.get("inputs", {})
         inputs = _digests(content_dir, "content", seen)
-        for root in run_roots:
+        for root in run_roots if run_dirs is None else ():
             inputs |= _digests(root, root.name or str(root), seen)
+        for folder, rel in run_dirs or ():
+            inputs |= _digests(folder, rel, seen)
         cache = cls(out, options, previous, inputs, scope, fresh, listing, seal, notice, reset)
         if previous.get("code_key", cache.code) != cache.code and not notice:
             cache.notice = f"the code changed since the last build into {out.name}/: everything is made again"

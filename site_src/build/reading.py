@@ -55,12 +55,8 @@ def read(
     redactions (the merge checks that they are the same). A read job (reads.py) reads only its batch of those; a
     build given --reads takes from them the runs they hold (reads.ReadsError when one cannot be taken)."""
     project = start_project(config.content, config.runs, Problems())
-    found = find_runs(config.runs, project.problems) if config.content.is_dir() else []  # one error, not one a run
+    found = runs_to_read(config, project, batch)
     benchmarks = {b.id: b for b in project.benchmarks}
-    if config.only and not config.redact_secrets:
-        found = [d for d in found if named_version(d, benchmarks) in (None, config.only)]
-    if batch:
-        found = in_batch(found, batch)
     if config.reads and cache:
         take_reads(config.reads, found, cache)
     scanned_clean: set[str] = set()
@@ -70,6 +66,8 @@ def read(
             got = ahead.outcome(run_dir)
             if got.derived:
                 worked_out.of(got.run).update(got.derived)
+            elif batch and got.run is not None and not got.loaded and not _failed(got.read):
+                _worked_out(got.read, benchmarks)  # a read job's run read here: worked out before it is stored
             if cache and got.run is not None:
                 _keep(got, cache)
                 if got.taken and cache.prior_scanned_clean(got.rel):
@@ -78,6 +76,15 @@ def read(
             progress.update(1)
     finish(project)
     return Read(project, scanned_clean, len(found))
+
+
+def runs_to_read(config: BuildConfig, project: Project, batch: tuple[int, int] | None = None) -> list[RunDir]:
+    """The run directories a build reads (see read), in the order found; with batch, a read job's of them."""
+    found = find_runs(config.runs, project.problems) if config.content.is_dir() else []  # one error, not one a run
+    if config.only and not config.redact_secrets:
+        benchmarks = {b.id: b for b in project.benchmarks}
+        found = [d for d in found if named_version(d, benchmarks) in (None, config.only)]
+    return in_batch(found, batch) if batch else found
 
 
 @dataclass
@@ -120,7 +127,7 @@ def _keep(got: _Got, cache: BuildCache) -> None:
     stored it already (the build adopts it, to keep what is worked out from it), or it is stored here."""
     if got.stored:
         cache.adopt(got.rel, got.run)
-    elif not got.loaded and not any(p.severity == "error" for p in got.read.said):
+    elif not got.loaded and not _failed(got.read):
         cache.store(got.rel, got.run, got.read.key, got.read.said)
 
 
@@ -175,11 +182,16 @@ def _read_ahead(run_dir: RunDir) -> _Got:
     benchmarks, cache = _WORK
     opened = open_run_dir(run_dir, benchmarks)
     got = _Got(read_opened(opened, benchmarks, cache.prior(run_dir.rel)) if opened.bench_id else opened)
-    if got.run is not None and not any(p.severity == "error" for p in got.read.said):
+    if got.run is not None and not _failed(got.read):
         got.derived = _worked_out(got.read, benchmarks)
         cache.store(got.rel, got.run, got.read.key, got.read.said)
         got.stored = True
     return got
+
+
+def _failed(read: RunRead) -> bool:
+    """Whether its reader found an error in the run (then it is neither kept nor worked out)."""
+    return any(p.severity == "error" for p in read.said)
 
 
 def _worked_out(read: RunRead, benchmarks: dict[str, Benchmark]) -> dict[str, Any]:

@@ -67,8 +67,9 @@ def read_batch(config: BuildConfig) -> int:
     """build.py read: read the runs of batch config.part (all, without it) of config.only (every version, without
     it) and write them into config.out as a reads folder. Nothing is written when a run has a problem that fails
     the build (or config.out holds anything but an earlier reads folder)."""
+    from ..readers.project import start_project
     from .pipeline import collector_paused
-    from .reading import read
+    from .reading import read, runs_to_read
 
     problem = _destination_problem(config)
     if problem:
@@ -76,7 +77,11 @@ def read_batch(config: BuildConfig) -> int:
     out = config.out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     with collector_paused(), tempfile.TemporaryDirectory(prefix=f".{out.name}.new-", dir=out.parent) as scratch:
-        cache = BuildCache.open(Path(scratch) / "site", config.content, config.runs, config.options, fresh=True)
+        batch = runs_to_read(config, start_project(config.content, config.runs, Problems()), config.part or (1, 1))
+        folders = [(d.path, d.rel) for d in batch]  # only these runs' files are digested, not the whole version's
+        cache = BuildCache.open(
+            Path(scratch) / "site", config.content, config.runs, config.options, True, run_dirs=folders
+        )
         if cache.seal is None:
             return report.refused(f"{cache.notice}; a read job keeps what it reads as the build cache does")
         got = read(config, cache, batch=config.part or (1, 1))
