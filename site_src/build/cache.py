@@ -186,7 +186,7 @@ class BuildCache:
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
     # run file -> (the run, what was worked out from it when it was loaded): what changed since is kept (save)
     derived_from: dict[Path, tuple[Any, dict[str, Any]]] = field(init=False, default_factory=dict)
-    taken: set[Path] = field(init=False, default_factory=set)  # runs taken from another job's read (take_read)
+    from_reads: set[Path] = field(init=False, default_factory=set)  # runs taken from a read job's folder (take_read)
 
     def __post_init__(self) -> None:
         seen = self.previous.get("code", {})
@@ -247,7 +247,7 @@ class BuildCache:
         """The run as read by an earlier build (or taken from another job's read, take_read), with what that build
         worked out from it alone (worked_out)."""
         path = self._run_file(rel)
-        if path in self.taken:
+        if path in self.from_reads:
             return self._loaded(path, read_run(self.seal, self._staged(path)), self._staged(path))  # type: ignore[arg-type]
         found = None if self.fresh or self.seal is None else read_run(self.seal, path)
         if found is None and not self.fresh and self.seal is not None and path.exists():
@@ -296,7 +296,7 @@ class BuildCache:
         if self.seal is None:
             return False
         path = self._run_file(rel)
-        return path in self.taken or (not self.fresh and path.is_file() and turns_beside(path).is_file())
+        return path in self.from_reads or (not self.fresh and path.is_file() and turns_beside(path).is_file())
 
     def store(self, rel: str, run: Any, key: Any, warnings: list[Any]) -> None:
         """Keep the run as read (before any scoring, scanning or redaction), for the next build; from now on its
@@ -338,7 +338,7 @@ class BuildCache:
         turns_beside(staged).write_bytes(files["turns"])
         if "derived" in files:
             self.seal.write(_derived_file(staged), files["derived"])
-        self.taken.add(path)
+        self.from_reads.add(path)
 
     def keep_derived(self) -> None:
         """Store now what was worked out from each run alone (save does it once the site is in place)."""

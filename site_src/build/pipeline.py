@@ -216,7 +216,7 @@ def read_phase(config: BuildConfig, cache: BuildCache, scope: ExitStack) -> tupl
             return None, f"{exc}; nothing was written"
     if config.reads:
         report.notice(
-            config, f"runs taken from the reads folders: {len(cache.taken)} of {got.found} (the rest read here)"
+            config, f"runs taken from the reads folders: {len(cache.from_reads)} of {got.found} (the rest read here)"
         )
     if cache.broken and not cache.notice:
         again = "it was" if cache.broken == 1 else "they were"

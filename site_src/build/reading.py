@@ -195,9 +195,10 @@ def _failed(read: RunRead) -> bool:
 
 
 def _worked_out(read: RunRead, benchmarks: dict[str, Benchmark]) -> dict[str, Any]:
-    """In a worker: what scoring works out from the run alone (scoring/dispatch.py, work_out_run), worked out while
-    its turns and judgments are in memory, before it is stored: the score phase then decodes none of them, and this
-    work is spread over the cores. The build takes it with the run, as it would have worked it out."""
+    """In a worker (or in a read job, for a run it read itself): what scoring works out from the run alone
+    (scoring/dispatch.py, work_out_run), worked out while its turns and judgments are in memory, before it is
+    stored: the score phase then decodes none of them, and this work is spread over the cores. The build takes it
+    with the run, as it would have worked it out."""
     from ..scoring.dispatch import work_out_run  # imported before the workers fork (_ReadAhead)
 
     bench = benchmarks[read.bench_id]

@@ -140,7 +140,7 @@ def _replace(new: Path, out: Path) -> None:
 
 def take_reads(folders: list[Path], wanted: list[RunDir], cache: BuildCache) -> None:
     """Take into the build cache the runs of wanted that the reads folders hold (ReadsError when one of them cannot
-    be taken): cache.taken lists them."""
+    be taken): cache.from_reads lists them."""
     wanted_rels = {d.rel for d in wanted}
     for folder in _reads_folders(folders):
         for entry in _listed(folder):
