@@ -161,6 +161,9 @@ def test_the_matrix_lists_a_job_per_slice_of_each_version_within_a_matrixs_256(c
     jobs = json.loads(capsys.readouterr().out)["include"]
     assert [(j["version"], j["slice"]) for j in jobs] == [(v, f"{k}/3") for v in ("a/v1", "b/v2") for k in (1, 2, 3)]
     assert len({j["name"] for j in jobs}) == 6
+    assert all(
+        j["folder"] == j["version"].replace("/", "--") and j["name"].startswith(f"{j['folder']}--") for j in jobs
+    )
     assert main(["--content", str(CONTENT), "--runs", str(runs_copy), "matrix", "--slices", "2"]) == 0
     listed = {j["version"] for j in json.loads(capsys.readouterr().out)["include"]}
     assert listed == {TUCKER, PACK, RUBRIC}  # read from the runs
