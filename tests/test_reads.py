@@ -12,7 +12,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import CONTENT, RUNS, tree_hash
+from helpers import CONTENT, ROOT, RUNS, copy_project, tree_hash
+from test_importers import build
 
 from site_src import GENERATOR
 from site_src.build.reads import in_batch
@@ -177,3 +178,34 @@ def test_a_read_job_writes_nothing_when_a_run_fails_and_replaces_only_an_earlier
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
     assert run(runs, "read", "--only", PACK, "--out", str(runs / "x")) == 1
     assert "lies inside a runs folder" in capsys.readouterr().err
+
+
+REAL = [  # (importer, benchmark, fixture, options): real results, tests/fixtures/ with their licences
+    ("inspect", "agent", "tests/fixtures/inspect_ai/metr/small.eval", ["--publish-reasoning"]),
+    ("alpaca-eval", "alpaca", "tests/fixtures/alpaca_eval/text_davinci_001", ["--annotator=alpaca_eval_gpt4"]),
+]
+
+
+def test_real_results_taken_from_read_jobs_publish_what_a_slice_reading_them_publishes(tmp_path):
+    """An Inspect agent log and an AlpacaEval folder, imported as a user imports them: each imported version's
+    runs read by a read job and taken by a slice, which publishes what the slice reading them itself does."""
+    project = copy_project(tmp_path / "project")
+    for source, bench, fixture, options in REAL:
+        done = build(project, "import", source, str(ROOT / fixture), "--benchmark", bench, *options)
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = build(project, "matrix", "--slices", "2")
+    versions = {job["version"] for job in json.loads(done.stdout)["include"]}
+    imported = sorted(v for v in versions if v.split("/")[0] in {bench for _, bench, _, _ in REAL})
+    assert len(imported) == 2, versions
+    for version in imported:
+        done = build(project, "read", "--only", version, "--out", f"reads/{version}")
+        assert done.returncode == 0, done.stdout + done.stderr
+        listed_runs = listed(project / "reads" / version)["runs"]
+        assert listed_runs and all(entry["run"].startswith(f"runs/{version.split('/')[0]}/") for entry in listed_runs)
+        args = ["--only", version, "--slice", "1/2", "--out"]
+        took = build(project, *args, f"took/{version}", "--reads", f"reads/{version}")
+        itself = build(project, *args, f"itself/{version}", "-q")
+        assert took.returncode == 0 and itself.returncode == 0, took.stderr + itself.stderr
+        count = len(listed_runs)
+        assert f"runs taken from the reads folders: {count} of {count}" in took.stderr
+        assert tree_hash(project / "took" / version) == tree_hash(project / "itself" / version)
