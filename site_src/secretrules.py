@@ -132,12 +132,6 @@ def _removal() -> dict[int, None]:
 
 
 @cache
-def _any_invisible() -> Any:
-    """The invisible characters' class run by RE2: whether a text holds one at all, several times faster than re."""
-    return re2.compile(_ignorable().pattern)
-
-
-@cache
 def _ignorable() -> re.Pattern[str]:
     """The invisible characters as one character class, to find where each one was (Python's re: finding the
     positions of half a million matches took RE2's binding over a second, re a twentieth of that)."""
@@ -257,17 +251,21 @@ class RuleSet:
     automaton for each new kind of text; these take a millisecond."""
 
     rules: list[Rule]
-    own: Any  # RE2 set: index -> rules[index]
+    own: Any  # RE2 set: index -> rules[index], and at `invisible` the class of the invisible characters
     keywords: Any  # RE2 set of the keywords, ignoring case: index -> the rules (indices) that have that keyword
     keyword_rules: list[list[int]]
+    invisible: int  # the own set's index of the invisible characters' class (no rule's)
 
-    def candidates(self, data: bytes) -> list[int]:
-        """The indices of the rules that may match a text (nearly always none), in order, given the text as UTF-8
-        (the sets read that, and give no positions)."""
-        found = set(self.own.Match(data) or ())
+    def candidates(self, data: bytes) -> tuple[list[int], bool]:
+        """The indices of the rules that may match a text (nearly always none), in order, and whether it holds an
+        invisible character, given the text as UTF-8 (the sets read that, and give no positions). The own set
+        answers both in one pass: a text with no invisible character, nearly every one, is read twice, not three
+        times."""
+        own = self.own.Match(data) or ()
+        found = {i for i in own if i != self.invisible}
         for k in self.keywords.Match(data) or ():
             found.update(self.keyword_rules[k])
-        return sorted(found)
+        return sorted(found), self.invisible in own
 
 
 @cache
@@ -279,6 +277,7 @@ def _rules() -> RuleSet:
     own_set = re2.Set.SearchSet(options)
     for rule in own:
         own_set.Add(rule.regex)
+    own_set.Add(_ignorable().pattern)  # index len(own): whether a text holds an invisible character
     own_set.Compile()
     words = sorted({word for rule in rules for word in rule.keywords})
     literal = re2.Options()
@@ -288,7 +287,7 @@ def _rules() -> RuleSet:
         keyword_set.Add(word)
     keyword_set.Compile()
     by_word = [[i for i, rule in enumerate(rules) if word in rule.keywords] for word in words]
-    return RuleSet(rules, own_set, keyword_set, by_word)
+    return RuleSet(rules, own_set, keyword_set, by_word, len(own))
 
 
 def __getattr__(name: str) -> Any:
@@ -341,20 +340,23 @@ def _kept(rule: Rule, m: Any, stripped: str) -> tuple[int, int] | None:
 
 def find(text: str, data: bytes | None = None) -> list[tuple[str, int, int]]:
     """(rule, start, end) spans in the original text, after matching on the text without invisible characters; where
-    several rules find overlapping text, the first listed names it. Its time is linear in the text: the invisible
-    characters are removed in one pass, two RE2 sets say which rules to run (RuleSet), and where each invisible
-    character was is looked up only when something is found. data: the text's UTF-8 bytes, when the caller has
-    them (a written file's), so that the text is not encoded again."""
-    # no invisible character is ASCII; a text that holds one is stripped in one pass (translate, in C), and most
-    # text, which holds none, is only searched for one (translate looks each character up: a page took 0.35 ms)
-    invisible = not text.isascii() and _any_invisible().search(text if data is None else data) is not None
-    stripped = text.translate(_removal()) if invisible else text
-    if len(stripped) < MIN_LENGTH:
+    several rules find overlapping text, the first listed names it. Its time is linear in the text: two RE2 sets say
+    which rules to run and whether the text holds an invisible character (RuleSet), those characters are removed in
+    one pass when it does, and where each one was is looked up only when something is found. data: the text's
+    UTF-8 bytes, when the caller has them (a written file's), so that the text is not encoded again."""
+    if len(text) < MIN_LENGTH:
         return []
     # RE2 reads UTF-8: searched as str, a text is encoded on every search, and each match's offsets converted back
-    encoded = data if data is not None and not invisible else stripped.encode("utf-8", "surrogatepass")
+    encoded = data if data is not None else text.encode("utf-8", "surrogatepass")
     ruleset = _rules()
-    hits = ruleset.candidates(encoded)
+    hits, invisible = ruleset.candidates(encoded)
+    stripped = text
+    if invisible:  # stripped in one pass (translate, in C) and asked again; most text holds none, and is not
+        stripped = text.translate(_removal())  # looked at character by character (a page took 0.35 ms)
+        if len(stripped) < MIN_LENGTH:
+            return []
+        encoded = stripped.encode("utf-8", "surrogatepass")
+        hits, _ = ruleset.candidates(encoded)
     if not hits:
         return []
     rules = ruleset.rules

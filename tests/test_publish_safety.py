@@ -121,9 +121,25 @@ def test_prefilter_never_hides_a_rule_match():
 
     ruleset = _rules()
     for rule, sample in SAMPLES.items():
-        assert [r.id for r in ruleset.rules].index(rule) in ruleset.candidates(sample.encode()), rule
+        assert [r.id for r in ruleset.rules].index(rule) in ruleset.candidates(sample.encode())[0], rule
     for text in ("xoxb-1234567890", "Authorization: Bearer a.b.c.d.e.f.g.h.i.j.k.l", "db://u:p4ss@h"):
-        assert find(text) and ruleset.candidates(text.encode()), text
+        assert find(text) and ruleset.candidates(text.encode())[0], text
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u00ad", "\U000e0041", "\u180e"])
+def test_the_prefilter_says_whether_a_text_holds_an_invisible_character_in_the_same_pass(invisible):
+    """The own rules' set also holds the invisible characters' class: a text with one is stripped and asked again,
+    and the class's index is never taken for a rule's."""
+    from site_src.secretrules import _ignorable, _rules
+
+    ruleset = _rules()
+    assert _ignorable().fullmatch(invisible)
+    for around in ("{}plain text", "naïve — text{} · ü", "<p>{}</p>"):
+        hits, held = ruleset.candidates(around.format(invisible).encode("utf-8"))
+        assert held and ruleset.invisible not in hits
+        assert ruleset.candidates(around.format("").encode("utf-8")) == ([], False)
+    key = SAMPLES["github-token"]
+    assert [s[0] for s in find(f"token {key[:9]}{invisible}{key[9:]} end")] == ["github-token"]
 
 
 @pytest.mark.parametrize("around", ["plain {} text", "naïve — {} · ü", "<p>\u200b{}</p>", "€\n{}\n€"])
