@@ -134,6 +134,27 @@ def test_a_run_file_over_the_limit_is_refused_without_being_read(tmp_path):
         read_bytes(path, "big.json")
 
 
+@pytest.mark.parametrize("told", [0, 10, 99, 100])
+def test_a_file_is_read_whole_and_bounded_whatever_size_its_stat_gave(tmp_path, monkeypatch, told):
+    """read_bytes asks for a file's size and a byte more (not for the limit); a file that grew since its stat is read
+    on to its end, and refused past the limit, as before."""
+    import site_src.jsonio as jsonio
+
+    path = tmp_path / "run.json"
+    path.write_bytes(bytes(range(100)))
+    real = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:  # the size the file had when stat was asked, before it grew
+        got = list(real(fd))
+        got[6] = told  # st_size
+        return os.stat_result(got)
+
+    monkeypatch.setattr(jsonio.os, "fstat", fstat)
+    assert read_bytes(path, "run.json") == bytes(range(100))
+    with pytest.raises(InputError, match=r"run.json: file is (over|\d+ bytes, over) the 50-byte limit"):
+        read_bytes(path, "run.json", limit=50)  # told 0 or 10: grown past it while read; told 99 or 100: by its stat
+
+
 def test_invisible_characters_between_every_letter_are_removed_in_one_pass_and_positions_stay_exact():
     from site_src.secretrules import find, redact
 
