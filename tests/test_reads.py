@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -105,12 +106,17 @@ def test_a_reads_file_that_differs_from_its_list_is_refused_by_name_and_nothing_
     out = tmp_path / "out"
     assert run(runs, "--quiet", "--only", PACK, "--slice", "1/2", "--reads", str(copy), "--out", str(out)) == 1
     said = capsys.readouterr().err
-    assert f"{turns} is missing, a link, or differs from its reads.json" in said and "nothing was written" in said
+    assert f"{turns} is missing, a link, not a plain file, or differs from its reads.json" in said
+    assert "nothing was written" in said
     assert not out.exists()
     turns.unlink()
     turns.symlink_to(reads[0] / "runs" / turns.name)  # the very bytes, through a link: not taken either
     assert run(runs, "--quiet", "--only", PACK, "--slice", "1/2", "--reads", str(copy), "--out", str(out)) == 1
-    assert "is missing, a link, or differs" in capsys.readouterr().err and not out.exists()
+    assert "is missing, a link, not a plain file, or differs" in capsys.readouterr().err and not out.exists()
+    turns.unlink()
+    os.mkfifo(turns)  # a FIFO is refused, not opened to wait for a writer
+    assert run(runs, "--quiet", "--only", PACK, "--slice", "1/2", "--reads", str(copy), "--out", str(out)) == 1
+    assert "is missing, a link, not a plain file, or differs" in capsys.readouterr().err and not out.exists()
 
 
 def test_reads_made_from_other_inputs_or_by_other_code_are_refused(made, tmp_path, capsys):

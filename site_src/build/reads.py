@@ -38,8 +38,9 @@ from typing import Any
 import orjson
 
 from .. import GENERATOR
+from ..jsonio import read_bytes
 from ..outdir import overlap_problem
-from ..problems import Problems
+from ..problems import InputError, Problems
 from ..readers.project import RunDir
 from ..validate import check
 from . import report
@@ -48,7 +49,9 @@ from .config import BuildConfig
 
 READS = "reads.json"
 FORMAT, FORMAT_VERSION = "evalboard-reads", 1
-FILES = ("run", "turns", "derived")  # a run's files as the build cache keeps them (store.py); derived may be absent
+# a kept run's file (run, turns, derived: store.py): its turns hold every transcript's text, so this bounds only a
+# runaway file
+MAX_RUN_FILE = 1 << 32
 
 
 class ReadsError(ValueError):
@@ -172,8 +175,10 @@ def _listed(folder: Path) -> list[dict[str, Any]]:
     """The runs reads.json lists, checked against its schema and this code's generator."""
     path = folder / READS
     try:
-        about = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError) as exc:
+        about = orjson.loads(read_bytes(path, str(path)))
+    except InputError as exc:
+        raise ReadsError(f"{path} cannot be read: {exc}") from None
+    except orjson.JSONDecodeError as exc:
         raise ReadsError(f"{path} cannot be read as JSON ({exc})") from None
     problems = Problems()
     if not check(about, "reads", str(path), None, problems) or problems.items:
@@ -188,17 +193,14 @@ def _files(folder: Path, entry: dict[str, Any]) -> dict[str, bytes]:
     files = {}
     for name, digest in entry["files"].items():
         path = folder / "runs" / f"{entry['key']}.{name}"
-        data = _read_plain(path)
+        try:  # a regular file reached through no link at its last step (a FIFO is refused, not waited on)
+            data = read_bytes(path, str(path), MAX_RUN_FILE)
+        except InputError:
+            data = None
         if data is None or hashlib.sha256(data).hexdigest() != digest:
-            raise ReadsError(f"{path} is missing, a link, or differs from its {READS}; make that reads folder again")
+            raise ReadsError(
+                f"{path} is missing, a link, not a plain file, or differs from its {READS}; "
+                "make that reads folder again"
+            )
         files[name] = data
     return files
-
-
-def _read_plain(path: Path) -> bytes | None:
-    """A file's bytes, read through no link at its last step; None when it is missing or a link."""
-    try:
-        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
-            return f.read()
-    except OSError:
-        return None
