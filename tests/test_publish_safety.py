@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from site_src.build import build_site
 from site_src.secretrules import RULES, find, redact
 
+PLANTED = json.loads((ROOT / "tests/data/planted-secrets.json").read_text(encoding="utf-8"))
 TUCKER = "tuckerbench/demo-pilot-run1"
 PACK = "uzbek-pack/demo-model-a-run1"
 
@@ -124,6 +125,42 @@ def test_prefilter_never_hides_a_rule_match():
         assert [r.id for r in ruleset.rules].index(rule) in ruleset.candidates(sample.encode())[0], rule
     for text in ("xoxb-1234567890", "Authorization: Bearer a.b.c.d.e.f.g.h.i.j.k.l", "db://u:p4ss@h"):
         assert find(text) and ruleset.candidates(text.encode())[0], text
+
+
+PAGE_WORDS = (  # what makes gitleaks' keyword rules run on nearly every page: "s.", "sk", "token", "key", "ey"
+    "<p>Skip to results. Tokens: input tokens 200, output tokens 49. The key is the judges' rubric. "
+    "They asked keys. eyes. Ask again.</p>\n"
+)
+
+
+def test_the_gate_asks_every_candidate_rule_in_one_pass_and_hides_no_match():
+    """When several rules may match a text, one RE2 of them all (each an alternative, its flags kept inside it)
+    asks first: it finds every rule's planted shape among any others, finds nothing where none of them does, and
+    find() gives what asking rule by rule gives."""
+    from site_src import secretrules
+    from site_src.secretrules import GATED, _gate, _rules
+
+    rules = _rules().rules
+    for i, rule in enumerate(rules):
+        around = tuple(sorted({(i + k) % len(rules) for k in range(GATED)}))
+        assert _gate(around).search(PLANTED[rule.id].encode()), rule.id
+    case_blind, case_kept = (next(i for i, r in enumerate(rules) if r.id == name) for name in
+                             ("aws-secret-access-key", "aws-access-key-id"))  # fmt: skip
+    assert rules[case_blind].regex.startswith("(?i)") and not rules[case_kept].regex.startswith("(?i)")
+    for gate in (_gate((case_kept, case_blind)), _gate((case_blind, case_kept))):
+        assert gate.search(b"AKIAQ3PLANTEDKEY0123")
+        assert not gate.search(b"akiaq3plantedkey0123")  # the (?i) stays in its own alternative
+    hits, _ = _rules().candidates((PAGE_WORDS * 3).encode())
+    assert len(hits) > 1 and not _gate(tuple(hits)).search((PAGE_WORDS * 3).encode())
+    texts = [PAGE_WORDS * 3, *(f"{PAGE_WORDS}{PLANTED[r.id]}\n{PAGE_WORDS}" for r in rules)]
+    gated = [find(text) for text in texts]
+    original = secretrules.GATED
+    try:
+        secretrules.GATED = 1  # no gate: rule by rule
+        assert [find(text) for text in texts] == gated
+    finally:
+        secretrules.GATED = original
+    assert gated[0] == [] and all(gated[1:])
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u00ad", "\U000e0041", "\u180e"])
