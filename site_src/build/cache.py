@@ -80,8 +80,8 @@ def _identity(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _stat(path: Path) -> list[int]:
-    return _identity(path.stat())
+def _stat(path: str) -> list[int]:
+    return _identity(os.stat(path))  # a path string, not a Path: a merge asks this of every file it took
 
 
 def _recorded(packed: bytes | None) -> list[int] | None:
@@ -538,7 +538,7 @@ class BuildCache:
             "manifest": manifest.hex(),
             "code": self.code_files,
             "inputs": iter(self.inputs.items()),
-            "outputs": ((rel, _recorded(self.known_stats.get(rel)) or _stat(self.out / rel)) for rel in files),
+            "outputs": ((rel, _recorded(self.known_stats.get(rel)) or _stat(f"{self.out}/{rel}")) for rel in files),
             "pages": iter(keys.items()) if keys is not None else self._each_page_key(release),
             "bundles": bundle_keys,
             "clean": {name: key for name, key in clean_keys.items() if tuple(name.split("/", 2)) in clean},
