@@ -71,6 +71,15 @@ def set_layout(content: Path, benches: tuple[str, ...], layout: str = "lean") ->
         path.write_text(f"layout: {layout}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
 
 
+def unpacked(path: Path) -> str:
+    """A lean download's text: JSON Lines compressed by gzip (one stream, its header without a time)."""
+    import gzip
+
+    data = path.read_bytes()
+    assert data[:2] == b"\x1f\x8b" and data[4:8] == bytes(4), path  # gzip, and no time in its header
+    return gzip.decompress(data).decode("utf-8")
+
+
 def lean_content(dest: Path, benches: tuple[str, ...], layout: str = "lean") -> Path:
     """A copy of the demo content at dest whose benches say `layout: <layout>` in their benchmark.yaml."""
     shutil.copytree(CONTENT, dest)

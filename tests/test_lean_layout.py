@@ -1,7 +1,7 @@
 """The lean layout (benchmark.yaml's `layout: lean`), for very large releases: a run's transcripts that share a
-folder of 256 are one JSON Lines download, a transcript a line, instead of a JSON file each; an item's pages list
-its responses with their results and links, without their text. Every transcript keeps its page and its exact
-characters in a download; slices, rebuilds and the merge give the same bytes as one build."""
+folder of 256 are one JSON Lines download compressed by gzip, a transcript a line, instead of a JSON file each; an
+item's pages list its responses with their results and links, without their text. Every transcript keeps its page
+and its exact characters in a download; slices, rebuilds and the merge give the same bytes as one build."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CONTENT, edit_jsonl, fold, lean_content, tree_hash
+from helpers import CONTENT, edit_jsonl, fold, lean_content, tree_hash, unpacked
 
 from site_src.build.scanning import scan_written
 from site_src.cli import main
@@ -57,9 +57,9 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
     seen: dict[str, list[str]] = {}
     for row in rows:
         tid, run_id = row["id"], row["run"]
-        assert row["download"] == f"{version}/data/t/{fold(tid)}/{run_id}.jsonl"
+        assert row["download"] == f"{version}/data/t/{fold(tid)}/{run_id}.jsonl.gz"
         assert run_download(row["download"]) == (*version.split("/"), fold(tid), run_id)  # as merge and slices read it
-        lines = (lean / row["download"]).read_text(encoding="utf-8").splitlines()
+        lines = unpacked(lean / row["download"]).splitlines()
         record = json.loads(lines[row["line"] - 1])
         own = json.loads((full / version / f"data/t/{fold(tid)}/{tid}.json").read_text(encoding="utf-8"))
         assert record == own  # the same record, exact characters, on one line
@@ -69,14 +69,15 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
         link = re.search(r'<a href="([^"]+)">Download this transcript[^<]*</a>: line (\d+) ', page)
         assert link and int(link.group(2)) == row["line"]
         assert (lean / row["path"] / link.group(1)).resolve() == (lean / row["download"]).resolve()
-    for other in ("data/t/0g/r.jsonl", "data/t/0f/r.json", "data/t/0f/a/r.jsonl", "data/t/0f/.jsonl", "t/0f/r.jsonl"):
+    for other in ("data/t/0g/r.jsonl.gz", "data/t/0f/r.json", "data/t/0f/a/r.jsonl.gz", "data/t/0f/.jsonl.gz",
+                  "t/0f/r.jsonl.gz", "data/t/0f/r.jsonl"):  # fmt: skip
         assert run_download(f"{version}/{other}") is None
     index = {b["id"]: b["layout"] for b in json.loads((lean / "index.json").read_text())["benchmarks"]}
     assert index[bench] == "lean" and index["halees-dual-layer"] == "full"  # the layout is named, for readers
-    files = {p.relative_to(lean).as_posix() for p in (lean / version / "data/t").glob("*/*.jsonl")}
+    files = {p.relative_to(lean).as_posix() for p in (lean / version / "data/t").glob("*/*.jsonl.gz")}
     assert files == set(seen)  # a file per run and folder that has a transcript, each in the list's order
     for rel, tids in seen.items():
-        assert [json.loads(line)["transcript"]["id"] for line in (lean / rel).read_text().splitlines()] == tids
+        assert [json.loads(line)["transcript"]["id"] for line in unpacked(lean / rel).splitlines()] == tids
 
 
 def test_an_item_page_lists_each_response_with_its_link_and_result_but_not_its_text(sites):
@@ -102,10 +103,11 @@ def test_slices_of_a_lean_version_merge_into_one_builds_site(sites, tmp_path):
         shards.append(tmp_path / f"tucker-{k}")
         assert run(content, runs, "--only", TUCKER, "--slice", f"{k}/3", "--out", str(shards[-1])) == 0
     for shard in shards:  # a run's downloads go with the search bundle that indexes its transcripts' pages
-        for download in shard.glob(f"{TUCKER}/data/t/*/*.jsonl"):
-            assert (shard / TUCKER / "search" / download.stem / "pagefind-entry.json").is_file()
-    assert sum(len(list(s.glob(f"{TUCKER}/data/t/*/*.jsonl"))) for s in shards) == len(
-        list(lean.glob(f"{TUCKER}/data/t/*/*.jsonl"))
+        for download in shard.glob(f"{TUCKER}/data/t/*/*.jsonl.gz"):
+            run_id = download.name.removesuffix(".jsonl.gz")
+            assert (shard / TUCKER / "search" / run_id / "pagefind-entry.json").is_file()
+    assert sum(len(list(s.glob(f"{TUCKER}/data/t/*/*.jsonl.gz"))) for s in shards) == len(
+        list(lean.glob(f"{TUCKER}/data/t/*/*.jsonl.gz"))
     )
     for version in ("uzbek-pack/0.1.0", "halees-dual-layer/halees-dual-layer-v1"):
         shards.append(tmp_path / version.replace("/", "_"))
@@ -119,8 +121,8 @@ def test_a_merge_refuses_a_lean_download_of_a_run_the_version_lacks(sites, tmp_p
     shard = tmp_path / "tucker"
     assert run(content, runs, "--only", TUCKER, "--out", str(shard)) == 0
     manifest = json.loads((shard / "publish-manifest.json").read_text())
-    rel = next(r for r in manifest["files"] if r.endswith(".jsonl"))
-    forged = rel.rsplit("/", 1)[0] + "/no-such-run.jsonl"
+    rel = next(r for r in manifest["files"] if r.endswith(".jsonl.gz"))
+    forged = rel.rsplit("/", 1)[0] + "/no-such-run.jsonl.gz"
     manifest["files"][forged] = manifest["files"][rel]
     shutil.copy(shard / rel, shard / forged)
     (shard / "publish-manifest.json").write_text(json.dumps(manifest))
@@ -137,24 +139,37 @@ def test_a_rebuild_of_a_lean_site_rewrites_the_download_holding_a_changed_transc
     shutil.copytree(runs_demo, runs)
     out = tmp_path / "site"
     assert run(content, runs, "--out", str(out)) == 0
-    before = {p: p.read_bytes() for p in out.rglob("*.jsonl")}
+    before = {p: p.read_bytes() for p in out.rglob("*.jsonl.gz")}
     transcript = sorted((runs / "tuckerbench").glob("*/transcripts/*/*.json"))[0]
     record = json.loads(transcript.read_text(encoding="utf-8"))
     record["turns"][1]["content"] = "An edited reply ✓"
     transcript.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
     assert run(content, runs, "--out", str(out)) == 0
     changed = [p for p, data in before.items() if p.read_bytes() != data]
-    assert len(changed) == 1 and "An edited reply ✓" in changed[0].read_text(encoding="utf-8")
+    assert len(changed) == 1 and "An edited reply ✓" in unpacked(changed[0])
     edit_jsonl(next((runs / "tuckerbench").glob("*/judgments/*.jsonl")), 1, lambda r: r.update(rationale="Again."))
     assert run(content, runs, "--out", str(out)) == 0
     assert run(content, runs, "--out", str(tmp_path / "clean")) == 0
     assert tree_hash(out) == tree_hash(tmp_path / "clean")
 
 
-def test_the_backstop_scans_a_json_lines_download(tmp_path):
-    token = "ghp_" + "a1B2" * 9
-    found = scan_written("b/v/data/t/ab/run.jsonl", json.dumps({"text": token}).encode() + b"\n")
-    assert [f.rule for f in found] and all(f.file == "b/v/data/t/ab/run.jsonl" for f in found)
+def test_the_backstop_scans_a_json_lines_download_unpacked_and_fails_one_it_cannot_read_whole(monkeypatch):
+    import gzip
+    import zlib
+
+    from site_src.build import scanning
+
+    token, rel = "ghp_" + "a1B2" * 9, "b/v/data/t/ab/run.jsonl.gz"
+    line = json.dumps({"text": token}).encode() + b"\n"
+    found = scan_written(rel, gzip.compress(line, mtime=0))
+    assert [f.rule for f in found] == ["github-token"] and found[0].file == rel
+    assert scan_written(rel, gzip.compress(b'{"text": "nothing to see"}\n', mtime=0)) == []
+    # what the scan cannot read whole fails it: not gzip, cut short, two streams, or past the limit unpacked
+    monkeypatch.setattr(scanning, "MAX_UNPACKED", 1000)
+    whole = gzip.compress(b"x" * 999, mtime=0)
+    for bad in (line, whole[:-12], whole + whole, gzip.compress(b"x" * 1001, mtime=0), zlib.compress(line)):
+        assert [f.rule.startswith("(not") for f in scan_written(rel, bad)] == [True], bad[:20]
+    assert scan_written(rel, whole) == []
 
 
 def test_an_unknown_layout_is_refused_naming_the_file_and_field(tmp_path, capsys):
@@ -178,7 +193,7 @@ def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
     release = build_release(load(RUNS, lean_content(tmp_path / "content", LEAN)))
     keyed = keyed_urls(release)
     assert set(page_keys(release, "base")) == keyed
-    assert any(url.endswith(".jsonl") for url in keyed) and any(url.endswith(".json") for url in keyed)
+    assert any(url.endswith(".jsonl.gz") for url in keyed) and any(url.endswith(".json") for url in keyed)
 
 
 def test_real_results_published_lean_keep_every_record_of_their_full_downloads(tmp_path):
@@ -205,7 +220,7 @@ def test_real_results_published_lean_keep_every_record_of_their_full_downloads(t
         rows = listed(project / "lean", version.relative_to(project / "lean").as_posix())
         assert rows
         for row in rows:
-            line = (project / "lean" / row["download"]).read_text(encoding="utf-8").splitlines()[row["line"] - 1]
+            line = unpacked(project / "lean" / row["download"]).splitlines()[row["line"] - 1]
             own = project / "full" / version.relative_to(project / "lean") / "data/t" / fold(row["id"])
             assert json.loads(line) == json.loads((own / f"{row['id']}.json").read_text(encoding="utf-8"))
 
@@ -240,6 +255,7 @@ def test_a_secret_in_a_lean_transcript_is_refused_or_published_redacted_in_its_l
     assert "github-token" in capsys.readouterr().err and not (tmp_path / "refused").exists()
     out = tmp_path / "site"
     assert run(content, runs, "--out", str(out), "--redact-secrets") == 0
-    held = [p for p in out.rglob("*.jsonl") if "the token is" in p.read_text(encoding="utf-8")]
-    assert len(held) == 1 and "the token is [REDACTED: github-token]" in held[0].read_text(encoding="utf-8")
+    held = [p for p in out.rglob("*.jsonl.gz") if "the token is" in unpacked(p)]
+    assert len(held) == 1 and "the token is [REDACTED: github-token]" in unpacked(held[0])
     assert not [p for p in out.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
+    assert not [p for p in out.rglob("*.gz") if token in unpacked(p)]

@@ -163,7 +163,7 @@ def test_a_part_ends_at_its_bytes_as_well_as_its_files_so_lean_downloads_naming_
     lean = ["--content", str(content), "--runs", str(runs_copy), "--quiet"]
     assert main([*lean, "--out", str(tmp_path / "one")]) == 0
     whole, _ = read(tmp_path / "one")
-    downloads = [item for item in whole["files"].items() if item[0].endswith(".jsonl")]
+    downloads = [item for item in whole["files"].items() if item[0].endswith(".jsonl.gz")]
     heavy = max(downloads, key=lambda item: len(item[1]["sources"]))
     assert len(heavy[1]["sources"]) > 2  # a download names its transcripts' run files
     bound = 12 * manifest_module.entry_bytes(heavy)

@@ -139,4 +139,4 @@ def test_the_workflow_run_step_by_step_publishes_what_one_build_makes(tmp_path, 
     assert subprocess.run(cmd, cwd=runner.source, env=env).returncode == 0
     assert tree_hash(published) == tree_hash(whole)
     assert (published / "publish-manifest.json").is_file() and not list(published.glob("*/*/search/*/slice*"))
-    assert bool(list(published.glob("tuckerbench/*/data/t/*/*.jsonl"))) == bool(lean)  # the layout was published
+    assert bool(list(published.glob("tuckerbench/*/data/t/*/*.jsonl.gz"))) == bool(lean)  # the layout was published

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import zlib
 from collections.abc import Container
 from pathlib import Path
 from typing import BinaryIO
@@ -18,7 +19,9 @@ from ..systems import by_format
 
 # a run's fields that are scanned on their own above
 NOT_RECORDS = ("metadata", "entrants", "judges", "public_files", "read_files", "ignored_files")
+MAX_UNPACKED = 256 << 20  # what a compressed file may unpack to, for the scan
 TEXT_SUFFIXES = {".html", ".json", ".jsonl", ".csv", ".svg", ".js", ".css", ".txt", ".xml"}
+SCANNED = {*TEXT_SUFFIXES, ".gz"}  # what the backstop reads: text, and text compressed by gzip
 
 
 def scan_release(
@@ -100,7 +103,7 @@ def scan_output(site: Path, skip: Container[str] = frozenset()) -> list[Finding]
     (site paths) are left out: they are byte for byte files that passed this scan in an earlier build."""
     findings = []
     for rel in files_below(site):
-        if rel in skip or suffix(rel) not in TEXT_SUFFIXES:  # no Path for these: a merge skips every file it took
+        if rel in skip or suffix(rel) not in SCANNED:  # no Path for these: a merge skips every file it took
             continue
         path = site / rel
         if path.is_file():
@@ -116,10 +119,31 @@ def suffix(rel: str) -> str:
 
 
 def scan_written(rel: str, data: bytes) -> list[Finding]:
-    """The backstop's findings in one written file (site path rel), if it is text."""
-    if suffix(rel) not in TEXT_SUFFIXES:
+    """The backstop's findings in one written file (site path rel), if it is text, or text compressed by gzip (the
+    lean layout's downloads)."""
+    kind = suffix(rel)
+    if kind == ".gz":
+        return scan_packed(rel, data, whole=True)
+    if kind not in TEXT_SUFFIXES:
         return []
     return scan_text(rel, data)
+
+
+def scan_packed(rel: str, data: bytes, whole: bool) -> list[Finding]:
+    """The backstop's findings in what gzip data holds, read up to MAX_UNPACKED bytes. whole: the file must unpack
+    whole within that, or it fails the scan (what was not read was not scanned); else (Pagefind's index, which
+    holds the text of pages scanned on their own) the part read is scanned, and bytes that are not gzip as they
+    are."""
+    unpack = zlib.decompressobj(wbits=31)
+    try:
+        text = unpack.decompress(data, MAX_UNPACKED)
+    except zlib.error:
+        if whole:
+            return [Finding(rel, None, "(written file)", "(not gzip: cannot be scanned)")]
+        return scan_text(rel, data)
+    if whole and (unpack.unconsumed_tail or not unpack.eof or unpack.unused_data):
+        return [Finding(rel, None, "(written file)", "(not one gzip stream within 256 MiB: cannot be scanned)")]
+    return scan_text(rel, text)
 
 
 def scan_text(rel: str, data: bytes) -> list[Finding]:

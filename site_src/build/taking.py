@@ -13,7 +13,6 @@ import multiprocessing
 import os
 import re
 import stat
-import zlib
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
@@ -22,11 +21,10 @@ from typing import Any, BinaryIO
 from ..outdir import MANIFEST
 from ..secretscan import Finding
 from ..site.search_index import engine_files
-from .scanning import scan_text, scan_written
+from .scanning import scan_packed, scan_written
 
 ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
 PAGEFIND_DATA = (".pf_fragment", ".pf_meta", ".pf_index", ".pf_filter")  # gzip: the text of the pages indexed
-MAX_UNPACKED = 256 << 20  # what a Pagefind file may unpack to, for the scan
 CHUNK = 2_000  # files a worker takes at a time
 
 Taken = tuple[list[tuple[str, bytes]], list[Finding], str | None]  # (site path, SHA-256)s, findings, problem
@@ -171,10 +169,7 @@ def engine_problem(rel: str, data: bytes) -> str | None:
 
 def scan_shard_file(rel: str, data: bytes) -> list[Finding]:
     """The backstop's findings in a shard's file: a written file's, as in a build, or for a Pagefind data file what
-    it holds unpacked (at most MAX_UNPACKED bytes of it)."""
+    it holds unpacked (scanning.scan_packed)."""
     if not rel.endswith(PAGEFIND_DATA):
         return scan_written(rel, data)
-    try:
-        return scan_text(rel, zlib.decompressobj(wbits=31).decompress(data, MAX_UNPACKED))
-    except zlib.error:
-        return scan_text(rel, data)
+    return scan_packed(rel, data, whole=False)

@@ -443,12 +443,12 @@ def _add_downloads(app: Flask, release: Release) -> None:
             abort(404)
         return download(downloads.transcript_json(view, tid))
 
-    @app.route("/<bench>/<version>/data/t/<fold:folder>/<run>.jsonl")
+    @app.route("/<bench>/<version>/data/t/<fold:folder>/<run>.jsonl.gz")
     def transcripts_jsonl(bench: str, version: str, folder: str, run: str) -> Response:
         view = _view_or_404(release, bench, version)
         if not downloads.is_lean(view) or (run, folder) not in downloads.run_parts(view):
             abort(404)
-        return download(downloads.transcripts_jsonl(view, run, folder), "application/jsonl")
+        return Response(downloads.transcripts_jsonl(view, run, folder), mimetype="application/gzip")
 
 
 def _add_charts(app: Flask, release: Release) -> None:

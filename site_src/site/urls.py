@@ -13,7 +13,7 @@ from ..outdir import site_path
 
 LAYOUT = 2  # the site's URL layout: 2 puts each transcript and item in a folder of 256 (docs/site-layout.md)
 FOLDED = {"transcript": "tid", "transcript_json": "tid", "item": "item_id"}  # endpoint -> the id its folder is of
-RUN_DOWNLOAD = re.compile(r"([^/]+)/([^/]+)/data/t/([0-9a-f]{2})/([^/]+)\.jsonl")  # the lean layout's
+RUN_DOWNLOAD = re.compile(r"([^/]+)/([^/]+)/data/t/([0-9a-f]{2})/([^/]+)\.jsonl\.gz")  # the lean layout's
 
 
 @lru_cache(maxsize=1 << 16)
@@ -54,7 +54,7 @@ def _page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     if endpoint == "transcript_json":
         return f"/{b}/{v}/data/t/{fold(values['tid'])}/{values['tid']}.json"
     if endpoint == "transcripts_jsonl":  # the lean layout's download of a run's transcripts in one folder
-        return f"/{b}/{v}/data/t/{values['folder']}/{values['run']}.jsonl"
+        return f"/{b}/{v}/data/t/{values['folder']}/{values['run']}.jsonl.gz"
     if endpoint == "versus":
         return f"/{b}/{v}/vs/{values['a']}/{values['b']}/"
     if endpoint == "entrant":
