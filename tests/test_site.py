@@ -195,6 +195,19 @@ def test_transcript_page_stays_small(built_site: Path):
     assert sizes[-1] < 60_000
 
 
+def test_a_turn_prints_no_blank_line(built_site: Path):
+    """What a turn does not show (a badge, reasoning, a tool call, a missing stop reason) prints nothing, not a line
+    of spaces: a transcript page repeats its turns' markup once a turn, and a million pages repeat it again."""
+    pages = [*built_site.glob("*/*/t/*/*/index.html")]
+    assert len(pages) > 100
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for turn in re.findall(r'<section class="turn [^>]*>\s*<h3[^>]*>\s*<span class="role">[^<]*</span>\s*'
+                               r'<span class="turn-n">.*?</section>', text, re.S):  # fmt: skip
+            markup = re.sub(r'(<div class="turn-text"|<pre )[^>]*>[^<]*<', "<", turn)  # the texts themselves aside
+            assert not re.search(r"\n[ \t]*\n", markup), (page, turn)
+
+
 def test_statistics_and_judge_tables_are_downloadable(built_site: Path):
     stats = json.loads((built_site / "tuckerbench/v1-pilot/data/statistics.json").read_text(encoding="utf-8"))
     assert stats["parameters"]["resamples"] == 2000 and stats["parameters"]["seed"] == 20261202
