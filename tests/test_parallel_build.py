@@ -130,3 +130,37 @@ def test_a_chart_the_drawer_cannot_draw_stops_the_build_with_the_reason(monkeypa
         assert drawer.collect()["good"].startswith("<svg")
     finally:
         drawer.stop()
+
+
+def test_many_run_files_are_hashed_on_every_core_to_the_same_digests(tmp_path: Path, monkeypatch):
+    """A fresh checkout hashes every run file: past HASHED_APART files a core, on every core, each file's SHA-256
+    as one process gives it, in the same order; a file recorded with its size, mtime and inode is not read."""
+    import hashlib
+    import os
+
+    from site_src.build import cache
+
+    files = {f"run-{i % 7}/t/{i}.json": (f'{{"n": {i}}}' * (i % 50 + 1)).encode() for i in range(300)}
+    files["run-0/empty.json"] = b""
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    one = cache._digests(tmp_path, "runs")
+    monkeypatch.setattr(cache, "HASHED_APART", 10)
+    monkeypatch.setattr(cache, "HASHED_CHUNK", 7)
+    pools: list[int] = []  # the workers of each pool made
+    fork = cache.multiprocessing.get_context("fork")
+
+    class Forking:
+        def Pool(self, jobs: int):  # noqa: N802
+            pools.append(jobs)
+            return fork.Pool(jobs)
+
+    monkeypatch.setattr(cache.multiprocessing, "get_context", lambda kind: Forking())
+    many = cache._digests(tmp_path, "runs")
+    assert many == one and list(many) == list(one) and len(one) == len(files)
+    assert all(one[f"runs/{rel}"][3] == hashlib.sha256(data).hexdigest() for rel, data in files.items())
+    assert pools == ([min(os.cpu_count(), 30)] if (os.cpu_count() or 1) > 1 else [])  # 301 files, 10 a core
+    (tmp_path / "run-0/empty.json").unlink()  # a file known by its stat is not opened: gone, it would fail
+    kept = cache._digests(tmp_path, "runs", {k: v for k, v in one.items()})
+    assert kept == {k: v for k, v in one.items() if k != "runs/run-0/empty.json"}
