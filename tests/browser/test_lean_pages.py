@@ -1,11 +1,12 @@
 """The lean layout in a browser, served from a sub-path, on the demo built with TuckerBench lean and on real results
 (an Inspect agent log with tool calls, AlpacaEval's text_davinci_001 folder; tests/fixtures/, with their licences)
-imported lean: a transcript's page links to the JSON Lines file that holds it, at the line it names; a link to its
-own download (which the lean layout does not write) is forwarded by the 404 page to its page; an item's page links
-each response's page and leaves its text out."""
+imported lean: a transcript's page links to the JSON Lines file (gzip) that holds it, at the line it names; a link
+to its own download (which the lean layout does not write) is forwarded by the 404 page to its page; an item's page
+links each response's page and leaves its text out."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
-from helpers import ROOT, RUNS, copy_project, fold, lean_content, set_layout, wcag_violations
+from helpers import ROOT, RUNS, copy_project, fold, lean_content, set_layout, unpacked, wcag_violations
 from playwright.sync_api import expect
 from test_importers import build
 
@@ -41,10 +42,10 @@ def test_a_transcript_page_links_to_the_line_of_the_file_that_holds_it(page, lea
     said = link.locator("xpath=..").inner_text()
     line = int(said.split(": line ")[1].split(" ")[0])
     href = link.get_attribute("href")
-    assert href.endswith(f"data/t/{fold(TID)}/demo-pilot-run1.jsonl")
+    assert href.endswith(f"data/t/{fold(TID)}/demo-pilot-run1.jsonl.gz")
     response = page.request.get(urljoin(page.url, href))  # the file as the server gives it, by the relative link
-    assert response.ok
-    record = json.loads(response.text().splitlines()[line - 1])
+    assert response.ok and response.headers["content-type"] == "application/gzip"  # saved as it is, not unpacked
+    record = json.loads(gzip.decompress(response.body()).decode("utf-8").splitlines()[line - 1])
     assert record["transcript"]["id"] == TID and record["judgments"]
 
 
@@ -95,8 +96,8 @@ def test_a_real_transcripts_page_links_to_its_line_and_its_old_download_forwards
     assert int(said.split(": line ")[1].split(" ")[0]) == row["line"]
     response = page.request.get(urljoin(page.url, link.get_attribute("href")))
     assert response.ok and response.url.endswith(row["download"])
-    line = response.text().splitlines()[row["line"] - 1]
-    assert line == (site / row["download"]).read_text(encoding="utf-8").splitlines()[row["line"] - 1]
+    line = gzip.decompress(response.body()).decode("utf-8").splitlines()[row["line"] - 1]
+    assert line == unpacked(site / row["download"]).splitlines()[row["line"] - 1]
     assert json.loads(line)["transcript"]["id"] == row["id"]  # the real log's transcript, its exact characters
     assert not wcag_violations(page)
     old = f"{version}/data/t/{fold(row['id'])}/{row['id']}.json"
@@ -115,7 +116,7 @@ def test_a_real_items_lean_page_links_each_response_and_leaves_its_text_out(page
     shown = " ".join(page.locator("main").inner_text().split())
     for row in rows:
         assert url + row["path"].rstrip("/") + "/" in hrefs
-        record = json.loads((site / row["download"]).read_text(encoding="utf-8").splitlines()[row["line"] - 1])
+        record = json.loads(unpacked(site / row["download"]).splitlines()[row["line"] - 1])
         said = next(t["content"] for t in record["transcript"]["turns"] if t["role"] == "assistant")
         text = " ".join(said.split())[:60]
         assert text and text not in shown
