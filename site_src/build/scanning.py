@@ -142,7 +142,8 @@ def scan_packed(rel: str, data: bytes, whole: bool) -> list[Finding]:
             return [Finding(rel, None, "(written file)", "(not gzip: cannot be scanned)")]
         return scan_text(rel, data)
     if whole and (unpack.unconsumed_tail or not unpack.eof or unpack.unused_data):
-        return [Finding(rel, None, "(written file)", "(not one gzip stream within 256 MiB: cannot be scanned)")]
+        why = f"(not one gzip stream within {MAX_UNPACKED:,} bytes unpacked: cannot be scanned)"
+        return [Finding(rel, None, "(written file)", why)]
     return scan_text(rel, text)
 
 
