@@ -129,3 +129,34 @@ def test_a_file_in_a_folder_that_is_a_link_is_not_read(shard, tmp_path):
     _, problem = taking.take({rel: ShardFile(copy, digest, "")}, tmp_path / "site", {})
     assert problem and "is missing, a link, or differs" in problem
     assert not (tmp_path / "site" / rel).exists()
+
+
+def test_a_shards_compressed_download_is_scanned_unpacked_and_one_not_read_whole_fails(tmp_path):
+    """The lean layout's downloads are gzip: a merge unpacks each and scans its text, and a file it cannot unpack
+    whole (here cut short) fails the scan instead of passing unread."""
+    import gzip
+
+    from helpers import RUNS, lean_content
+
+    content = lean_content(tmp_path / "content", ("tuckerbench",))
+    out = tmp_path / "shard"
+    assert main(["--content", str(content), "--runs", str(RUNS), "--only", TUCKER, "--out", str(out), "-q"]) == 0
+    files = listed(out)
+    download = next(rel for rel in sorted(files) if rel.endswith(".jsonl.gz"))
+    packed = (out / download).read_bytes()
+    lines = gzip.decompress(packed)
+    assert TOKEN.encode() not in lines and taking.take(files, tmp_path / "site", {}, jobs=1) == ([], None)
+    forged = {
+        "secret": gzip.compress(lines.replace(b'"summary":', f'"note":"{TOKEN}","summary":'.encode(), 1), mtime=0),
+        "cut": packed[:-9],
+    }
+    for name, data in forged.items():
+        assert TOKEN.encode() not in data  # not to be found in the bytes as they lie: only unpacked
+        root = tmp_path / name
+        (root / download).parent.mkdir(parents=True)
+        (root / download).write_bytes(data)
+        shard_file = ShardFile(root, hashlib.sha256(data).digest(), "")
+        findings, problem = taking.take({**files, download: shard_file}, tmp_path / f"site-{name}", {}, jobs=1)
+        assert problem is None and [f.file for f in findings] == [download]
+        rule = findings[0].rule
+        assert rule == "github-token" if name == "secret" else rule.startswith("(not one gzip stream"), rule
