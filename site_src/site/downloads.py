@@ -256,7 +256,7 @@ def transcript_download(view: VersionView, tid: str) -> tuple[str, dict[str, Any
 def transcripts_jsonl(view: VersionView, run_id: str, folder: str) -> bytes:
     """The lean layout's download of a run's transcripts in one folder of 256: each as transcript_json gives it,
     one to a line (JSON Lines), compressed by gzip, whose header then holds no time: the bytes depend on the lines
-    alone. JSON Lines of transcripts shrink 5-8 times; these were a quarter of a lean site's bytes."""
+    alone. JSON Lines of transcripts shrink 4-8 times; these were a quarter of a lean site's bytes."""
     text = "".join(dumps_line(transcript_record(view, tid)) for tid in run_parts(view)[run_id, folder])
     return gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
 
