@@ -357,7 +357,8 @@ def find(text: str, data: bytes | None = None) -> list[tuple[str, int, int]]:
     """(rule, start, end) spans in the original text, after matching on the text without invisible characters; where
     several rules find overlapping text, the first listed names it. Its time is linear in the text: two RE2 sets say
     which rules to run and whether the text holds an invisible character (RuleSet), those characters are removed in
-    one pass when it does, and where each one was is looked up only when something is found. data: the text's
+    one pass when it does, a few rules are asked together first (_gate), and where each invisible character was is
+    looked up only when something is found. data: the text's
     UTF-8 bytes, when the caller has them (a written file's), so that the text is not encoded again."""
     if len(text) < MIN_LENGTH:
         return []

@@ -162,5 +162,5 @@ def test_many_run_files_are_hashed_on_every_core_to_the_same_digests(tmp_path: P
     assert all(one[f"runs/{rel}"][3] == hashlib.sha256(data).hexdigest() for rel, data in files.items())
     assert pools == ([min(os.cpu_count(), 30)] if (os.cpu_count() or 1) > 1 else [])  # 301 files, 10 a core
     (tmp_path / "run-0/empty.json").unlink()  # a file known by its stat is not opened: gone, it would fail
-    kept = cache._digests(tmp_path, "runs", {k: v for k, v in one.items()})
+    kept = cache._digests(tmp_path, "runs", one)
     assert kept == {k: v for k, v in one.items() if k != "runs/run-0/empty.json"}

@@ -14,11 +14,11 @@ import pytest
 from helpers import ROOT, edit_json, edit_jsonl, load, tree_hash
 from hypothesis import given
 from hypothesis import strategies as st
+from test_secret_rules import PLANTED
 
 from site_src.build import build_site
 from site_src.secretrules import RULES, find, redact
 
-PLANTED = json.loads((ROOT / "tests/data/planted-secrets.json").read_text(encoding="utf-8"))
 TUCKER = "tuckerbench/demo-pilot-run1"
 PACK = "uzbek-pack/demo-model-a-run1"
 
@@ -133,7 +133,7 @@ PAGE_WORDS = (  # what makes gitleaks' keyword rules run on nearly every page: "
 )
 
 
-def test_the_gate_asks_every_candidate_rule_in_one_pass_and_hides_no_match():
+def test_the_gate_asks_every_candidate_rule_in_one_pass_and_hides_no_match(monkeypatch):
     """When several rules may match a text, one RE2 of them all (each an alternative, its flags kept inside it)
     asks first: it finds every rule's planted shape among any others, finds nothing where none of them does, and
     find() gives what asking rule by rule gives."""
@@ -154,12 +154,8 @@ def test_the_gate_asks_every_candidate_rule_in_one_pass_and_hides_no_match():
     assert len(hits) > 1 and not _gate(tuple(hits)).search((PAGE_WORDS * 3).encode())
     texts = [PAGE_WORDS * 3, *(f"{PAGE_WORDS}{PLANTED[r.id]}\n{PAGE_WORDS}" for r in rules)]
     gated = [find(text) for text in texts]
-    original = secretrules.GATED
-    try:
-        secretrules.GATED = 1  # no gate: rule by rule
-        assert [find(text) for text in texts] == gated
-    finally:
-        secretrules.GATED = original
+    monkeypatch.setattr(secretrules, "GATED", 1)  # no gate: rule by rule
+    assert [find(text) for text in texts] == gated
     assert gated[0] == [] and all(gated[1:])
 
 
