@@ -175,6 +175,37 @@ def test_the_prefilter_says_whether_a_text_holds_an_invisible_character_in_the_s
     assert [s[0] for s in find(f"token {key[:9]}{invisible}{key[9:]} end")] == ["github-token"]
 
 
+def test_invisible_characters_are_cut_out_of_the_bytes_as_translate_removes_them(monkeypatch):
+    """_stripped cuts the runs of invisible characters out of a text's UTF-8, and gives what str.translate gives,
+    text and bytes: among ASCII, other scripts, a lone surrogate and replacement characters, a character alone or
+    in a run, at either end; past MANY_RUNS runs it is translate's. find() names and places a key split by them
+    alike on either side of that bound."""
+    import site_src.secretrules as secretrules
+
+    removal = secretrules._removal()
+    texts = [
+        "\u200bplain\u2060\u2060 text\ufeff",
+        "naïve — \u00ad\U000e0041 ü\u180e€",
+        "\ud800 lone \u200b surrogate \ufffd\ufffd",
+        "a\u034f" * 300 + "\u200b\u200b",
+        "no invisible character at all",
+    ]
+    for text in texts:
+        encoded = text.encode("utf-8", "surrogatepass")
+        want = text.translate(removal)
+        assert secretrules._stripped(text, encoded) == (want, want.encode("utf-8", "surrogatepass")), text
+    key = SAMPLES["github-token"]
+    split = "x\u200b" * 40 + f"token {key[:9]}\u2060{key[9:]} end \u200b"
+    for bound in (secretrules.MANY_RUNS, 3):
+        monkeypatch.setattr(secretrules, "MANY_RUNS", bound)
+        for text in texts:
+            want = text.translate(removal)
+            assert secretrules._stripped(text, text.encode("utf-8", "surrogatepass"))[0] == want
+        spans = find(split)
+        assert [s[0] for s in spans] == ["github-token"]
+        assert split[spans[0][1] : spans[0][2]].replace("\u2060", "") == key
+
+
 @pytest.mark.parametrize("around", ["plain {} text", "naïve — {} · ü", "<p>\u200b{}</p>", "€\n{}\n€"])
 def test_a_written_file_is_scanned_from_its_bytes_as_its_text_is(around):
     """The backstop scans a written file's text with its UTF-8 bytes given (RE2 reads those): the same findings, at
