@@ -58,7 +58,7 @@ class NewSite:
     keys: dict[str, str] | None = None  # URL -> page key (cache.page_keys); None: none to compare with
     drawings: dict[str, str] = field(default_factory=dict)  # drawing key -> SVG of each chart of the pages rendered
     bundle_keys: dict[str, str] = field(default_factory=dict)  # search bundle -> key (cache.bundle_keys)
-    new: list[str] = field(default_factory=list)  # every file written here, once the manifest is
+    new: list[str] = field(default_factory=list)  # every file written here: listed after the render and the index
     listed: list[str] = field(default_factory=list)  # every file of the site but the manifest, likewise
 
     @classmethod

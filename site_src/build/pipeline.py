@@ -348,7 +348,8 @@ def render(
     site.leaked += scan.found
     site.kept = {file_for(u) for u in site.urls if u in reuse}  # left as the last build wrote them
     timer.done("render")
-    site.leaked += scan_output(site.folder, skip=site.sums)  # any other file; kept files passed it when written
+    site.new = files_below(site.folder)  # listed once for the backstop and the manifest, unless index writes more
+    site.leaked += scan_output(site.folder, site.new, skip=site.sums)  # any other file; kept ones passed it before
     timer.done("backstop scan")
     return None
 
@@ -371,6 +372,8 @@ def index(
         site.kept.update(files)
     with bar("search index", " runs", config.quiet, total=len(todo)) as progress:
         search_index.index_for_search(site.folder, todo, kept=config.out.resolve(), progress=progress)
+    if todo:  # the bundles are new files of the site (a merge takes its shards' and writes none)
+        site.new = files_below(site.folder)
     timer.done("search index")
 
 
@@ -388,7 +391,6 @@ def manifest(
     hashed. A merge's lists the redactions its shards list."""
     from .manifest import redaction_entries
 
-    site.new = files_below(site.folder)
     site.listed = sorted({*site.new, *site.kept})
     redacted = plan.redactions if plan.redactions is not None else redaction_entries(redactions)
     shard = shard_section(release, config, cache)

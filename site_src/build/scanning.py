@@ -98,11 +98,12 @@ def clean_runs(release: Release, findings: list[Finding]) -> set[tuple[str, str,
     }
 
 
-def scan_output(site: Path, skip: Container[str] = frozenset()) -> list[Finding]:
-    """Backstop after rendering: no written text file may match a rule (redaction markers never do). Files in skip
-    (site paths) are left out: they are byte for byte files that passed this scan in an earlier build."""
+def scan_output(site: Path, files: list[str] | None = None, skip: Container[str] = frozenset()) -> list[Finding]:
+    """Backstop after rendering: no written text file may match a rule (redaction markers never do). files: the site
+    paths of the files below site, when the caller has listed them (else they are listed here). Files in skip (site
+    paths) are left out: they are byte for byte files that passed this scan in an earlier build."""
     findings = []
-    for rel in files_below(site):
+    for rel in files_below(site) if files is None else files:
         if rel in skip or suffix(rel) not in SCANNED:  # no Path for these: a merge skips every file it took
             continue
         path = site / rel
