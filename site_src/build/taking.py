@@ -13,7 +13,6 @@ import multiprocessing
 import os
 import re
 import stat
-from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -34,20 +33,35 @@ def take(
     files: dict[str, Any], dest: Path, known: dict[str, bytes], jobs: int | None = None
 ) -> tuple[list[Finding], str | None]:
     """Copy each shard file (files: site path -> merge.ShardFile) into dest, adding its SHA-256 to known. Returns what
-    the backstop found in the files (by site path), and why a file cannot be taken, if one cannot."""
-    findings: list[Finding] = []
-    for shard, listed in _by_shard(files).items():
-        plain = plain_files(shard)
-        lacking = next((rel for rel, _ in listed if rel not in plain), None)
-        if lacking:
-            return findings, _not_as_listed(shard, lacking)
+    the backstop found in the files (by site path), and why a file cannot be taken, if one cannot. Every shard is
+    walked (plain_files) before any file is read, the shards at once, on the same workers as the files after."""
+    by_shard = _by_shard(files)
+    for listed in by_shard.values():
         _engines_ahead(listed)
-        for digests, found, problem in _each_chunk(shard, listed, dest, jobs):
+    mode = 0o666 & ~_umask()  # what a build's own files get
+    chunks = [
+        (shard, listed[i : i + CHUNK], dest, mode)
+        for shard, listed in by_shard.items()
+        for i in range(0, len(listed), CHUNK)
+    ]
+    findings: list[Finding] = []
+    with _pool(min(jobs or os.cpu_count() or 1, max(len(chunks), len(by_shard)))) as pool:
+        each = pool.imap if pool else map
+        for shard, plain in zip(by_shard, each(plain_files, by_shard), strict=True):
+            lacking = next((rel for rel, _ in by_shard[shard] if rel not in plain), None)
+            if lacking:
+                return findings, _not_as_listed(shard, lacking)
+        for digests, found, problem in each(_take_chunk, chunks):
             findings += found
             known.update(digests)
             if problem:
                 return sorted(findings, key=lambda f: f.file), problem
     return sorted(findings, key=lambda f: f.file), None
+
+
+def _pool(jobs: int) -> Any:
+    """Forked workers (they find Pagefind's engine made, _engines_ahead), or none for one job."""
+    return multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else nullcontext()
 
 
 def _by_shard(files: dict[str, Any]) -> dict[Path, list[tuple[str, bytes]]]:
@@ -83,14 +97,6 @@ def _engines_ahead(listed: list[tuple[str, bytes]]) -> None:
         match = ENGINE.fullmatch(rel.rpartition("/")[2])
         if match:
             engine_files(frozenset([match.group(1)] if match.group(1) else []))
-
-
-def _each_chunk(shard: Path, listed: list[tuple[str, bytes]], dest: Path, jobs: int | None) -> Iterator[Taken]:
-    mode = 0o666 & ~_umask()  # what a build's own files get
-    chunks = [(shard, listed[i : i + CHUNK], dest, mode) for i in range(0, len(listed), CHUNK)]
-    jobs = min(jobs or os.cpu_count() or 1, len(chunks))
-    with multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else nullcontext() as pool:
-        yield from pool.imap(_take_chunk, chunks) if pool else map(_take_chunk, chunks)
 
 
 def _umask() -> int:
