@@ -179,7 +179,9 @@ def test_merge_refuses_an_output_folder_that_is_holds_or_lies_inside_a_shard(run
 
 def test_a_merge_reads_scores_and_scans_no_run(runs_copy, tmp_path, monkeypatch):
     """The site-wide pages come from the versions' summaries in the shards, the rest from the shards themselves: a
-    merge with no reader, scorer or release scan at hand makes the one build's site, byte for byte."""
+    merge with no reader, scorer or release scan at hand makes the one build's site, byte for byte, and lists the
+    site it makes once."""
+    import site_src.build.pipeline as pipeline
     import site_src.build.reading as reading
     import site_src.build.scanning as scanning
     import site_src.scoring.release as scoring
@@ -192,8 +194,14 @@ def test_a_merge_reads_scores_and_scans_no_run(runs_copy, tmp_path, monkeypatch)
 
     for module, name in ((reading, "read"), (scoring, "build_release"), (scanning, "scan_release")):
         monkeypatch.setattr(module, name, refuse)
+    walked: list[str] = []
+    listing = pipeline.files_below
+    for module in (pipeline, scanning):  # the backstop (scanning.scan_output) lists the site itself when not given
+        monkeypatch.setattr(module, "files_below", lambda root: walked.append(Path(root).name) or listing(root))
     assert run(runs_copy, "merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--quiet") == 0
     assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
+    # it writes no search bundle: the new site is listed once, for the backstop and the manifest alike
+    assert sum(name.startswith(".merged.tmp-") for name in walked) == 1
 
 
 def edit_summary(shard: Path, change: object) -> None:
