@@ -26,7 +26,7 @@ ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.page
 PAGEFIND_DATA = (".pf_fragment", ".pf_meta", ".pf_index", ".pf_filter")  # gzip: the text of the pages indexed
 CHUNK = 2_000  # files a worker takes at a time
 
-Taken = tuple[list[tuple[str, bytes]], list[Finding], str | None]  # (site path, SHA-256)s, findings, problem
+Taken = tuple[list[Finding], str | None]  # findings, problem
 
 
 def take(
@@ -51,11 +51,11 @@ def take(
             lacking = next((rel for rel, _ in by_shard[shard] if rel not in plain), None)
             if lacking:
                 return findings, _not_as_listed(shard, lacking)
-        for digests, found, problem in each(_take_chunk, chunks):
+        for (_, listed, _, _), (found, problem) in zip(chunks, each(_take_chunk, chunks), strict=True):
             findings += found
-            known.update(digests)
             if problem:
                 return sorted(findings, key=lambda f: f.file), problem
+            known.update(listed)  # the digests the files were checked against: the workers send none back
     return sorted(findings, key=lambda f: f.file), None
 
 
@@ -109,20 +109,19 @@ def _take_chunk(job: tuple[Path, list[tuple[str, bytes]], Path, int]) -> Taken:
     """In a worker: take a run of one shard's files, in order, until one cannot be taken."""
     shard, listed, dest, mode = job
     root, made = os.path.realpath(shard), set[str]()
-    digests: list[tuple[str, bytes]] = []
     findings: list[Finding] = []
     for rel, sha256 in listed:
         source = os.path.join(root, *rel.split("/"))
         opened = _open(source)
         if opened is None:
-            return digests, findings, _not_as_listed(shard, rel)
+            return findings, _not_as_listed(shard, rel)
         with opened as f:
             data = f.read()
             if hashlib.sha256(data).digest() != sha256:
-                return digests, findings, _not_as_listed(shard, rel)
+                return findings, _not_as_listed(shard, rel)
             problem = engine_problem(rel, data)
             if problem:
-                return digests, findings, problem
+                return findings, problem
             findings += scan_shard_file(rel, data)
             target = f"{dest}/{rel}"  # rel is a plain relative path (merge.confined); no pathlib: 300,000 files
             folder = target.rpartition("/")[0]
@@ -130,8 +129,7 @@ def _take_chunk(job: tuple[Path, list[tuple[str, bytes]], Path, int]) -> Taken:
                 os.makedirs(folder, exist_ok=True)
                 made.add(folder)
             _place(source, os.fstat(f.fileno()), data, target, mode)
-        digests.append((rel, sha256))
-    return digests, findings, None
+    return findings, None
 
 
 def _open(path: str) -> BinaryIO | None:
