@@ -138,6 +138,7 @@ def test_many_run_files_are_hashed_on_every_core_to_the_same_digests(tmp_path: P
     import hashlib
     import os
 
+    from site_src import workers
     from site_src.build import cache
 
     files = {f"run-{i % 7}/t/{i}.json": (f'{{"n": {i}}}' * (i % 50 + 1)).encode() for i in range(300)}
@@ -149,14 +150,14 @@ def test_many_run_files_are_hashed_on_every_core_to_the_same_digests(tmp_path: P
     monkeypatch.setattr(cache, "HASHED_APART", 10)
     monkeypatch.setattr(cache, "HASHED_CHUNK", 7)
     pools: list[int] = []  # the workers of each pool made
-    fork = cache.multiprocessing.get_context("fork")
+    fork = workers.multiprocessing.get_context("fork")
 
     class Forking:
         def Pool(self, jobs: int):  # noqa: N802
             pools.append(jobs)
             return fork.Pool(jobs)
 
-    monkeypatch.setattr(cache.multiprocessing, "get_context", lambda kind: Forking())
+    monkeypatch.setattr(workers.multiprocessing, "get_context", lambda kind: Forking())
     many = cache._digests(tmp_path, "runs")
     assert many == one and list(many) == list(one) and len(one) == len(files)
     assert all(one[f"runs/{rel}"][3] == hashlib.sha256(data).hexdigest() for rel, data in files.items())

@@ -26,7 +26,6 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-import multiprocessing
 import os
 import secrets
 import shutil
@@ -59,6 +58,7 @@ from ..outdir import (
 from ..paths import PACKAGE, TEMPLATES
 from ..readers.project import Prior
 from ..systems import systems
+from ..workers import forked
 from .sealed import Seal, machine_key
 from .store import read_run, read_value, turns_beside, write_run, write_value
 
@@ -126,11 +126,9 @@ def sha256s(paths: list[str]) -> list[str]:
     open, read and hash about 40 microseconds, most of it not the hash: 40 s at a million), and every slice and
     the merge of a version hashes all of them; past HASHED_APART files they are hashed on every core."""
     jobs = min(os.cpu_count() or 1, len(paths) // HASHED_APART)
-    if jobs < 2:
-        return _sha256_each(paths)
-    chunks = [paths[i : i + HASHED_CHUNK] for i in range(0, len(paths), HASHED_CHUNK)]
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        return [digest for done in pool.imap(_sha256_each, chunks) for digest in done]
+    chunks = [paths[i : i + HASHED_CHUNK] for i in range(0, len(paths), HASHED_CHUNK)] if jobs > 1 else [paths]
+    with forked(jobs) as pool:
+        return [digest for done in (pool.imap if pool else map)(_sha256_each, chunks) for digest in done]
 
 
 def _sha256_each(paths: list[str]) -> list[str]:

@@ -9,17 +9,16 @@ following a link: at 300,000 files, resolving every path's parts one by one took
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import re
 import stat
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..outdir import MANIFEST
 from ..secretscan import Finding
 from ..site.search_index import engine_files
+from ..workers import forked
 from .scanning import scan_packed, scan_written
 
 ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
@@ -45,7 +44,7 @@ def take(
         for i in range(0, len(listed), CHUNK)
     ]
     findings: list[Finding] = []
-    with _pool(min(jobs or os.cpu_count() or 1, max(len(chunks), len(by_shard)))) as pool:
+    with forked(min(jobs or os.cpu_count() or 1, max(len(chunks), len(by_shard)))) as pool:
         each = pool.imap if pool else map
         for shard, plain in zip(by_shard, each(plain_files, by_shard), strict=True):
             lacking = next((rel for rel, _ in by_shard[shard] if rel not in plain), None)
@@ -57,11 +56,6 @@ def take(
                 return sorted(findings, key=lambda f: f.file), problem
             known.update(listed)  # the digests the files were checked against: the workers send none back
     return sorted(findings, key=lambda f: f.file), None
-
-
-def _pool(jobs: int) -> Any:
-    """Forked workers (they find Pagefind's engine made, _engines_ahead), or none for one job."""
-    return multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else nullcontext()
 
 
 def _by_shard(files: dict[str, Any]) -> dict[Path, list[tuple[str, bytes]]]:

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import multiprocessing
 import os
 from collections.abc import Callable, Container, Iterator
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -21,6 +19,7 @@ from jinja2 import BytecodeCache
 from ..outdir import file_for, site_path
 from ..progress import SILENT, Progress
 from ..release import Release, VersionView, paginate
+from ..workers import forked
 from .app import CARDS_PER_PAGE, create_app
 from .charts import charts_for
 from .downloads import is_lean, list_parts, run_parts
@@ -147,7 +146,7 @@ def render_urls(
     gc.enable()  # rendering makes and drops objects page after page: collected, in each worker, as usual
     try:
         # one job renders here, in this process; more, in a pool of forked workers
-        with multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else nullcontext() as pool:
+        with forked(jobs) as pool:
             results = pool.imap_unordered(_render_chunk, chunks) if pool else map(_render_chunk, chunks)
             for count, seen, found, hashed in results:
                 linked |= seen
