@@ -10,7 +10,6 @@ from collections.abc import Container
 from pathlib import Path
 from typing import BinaryIO
 
-from ..outdir import files_below
 from ..progress import SILENT, Progress
 from ..release import Release, VersionView
 from ..secretrules import find
@@ -98,12 +97,12 @@ def clean_runs(release: Release, findings: list[Finding]) -> set[tuple[str, str,
     }
 
 
-def scan_output(site: Path, files: list[str] | None = None, skip: Container[str] = frozenset()) -> list[Finding]:
+def scan_output(site: Path, files: list[str], skip: Container[str] = frozenset()) -> list[Finding]:
     """Backstop after rendering: no written text file may match a rule (redaction markers never do). files: the site
-    paths of the files below site, when the caller has listed them (else they are listed here). Files in skip (site
-    paths) are left out: they are byte for byte files that passed this scan in an earlier build."""
+    paths of the files below site (outdir.files_below; the manifest lists them too). Files in skip (site paths) are
+    left out: they are byte for byte files that passed this scan in an earlier build."""
     findings = []
-    for rel in files_below(site) if files is None else files:
+    for rel in files:
         if rel in skip or suffix(rel) not in SCANNED:  # no Path for these: a merge skips every file it took
             continue
         path = site / rel

@@ -398,8 +398,8 @@ def _item_page(view: VersionView, item_id: str, number: int) -> str:
 def _add_downloads(app: Flask, release: Release) -> None:
     """A version's data downloads: the leaderboard, the statistics, the judges' report, the transcripts."""
 
-    def download(text: str, mimetype: str = "application/json") -> Response:
-        return Response(text, mimetype=mimetype)
+    def download(data: str | bytes, mimetype: str = "application/json") -> Response:
+        return Response(data, mimetype=mimetype)
 
     @app.route("/<bench>/<version>/data/leaderboard.json")
     def leaderboard_json(bench: str, version: str) -> Response:
@@ -448,7 +448,7 @@ def _add_downloads(app: Flask, release: Release) -> None:
         view = _view_or_404(release, bench, version)
         if not downloads.is_lean(view) or (run, folder) not in downloads.run_parts(view):
             abort(404)
-        return Response(downloads.transcripts_jsonl(view, run, folder), mimetype="application/gzip")
+        return download(downloads.transcripts_jsonl(view, run, folder), "application/gzip")
 
 
 def _add_charts(app: Flask, release: Release) -> None:
