@@ -195,17 +195,24 @@ def test_transcript_page_stays_small(built_site: Path):
     assert sizes[-1] < 60_000
 
 
-def test_a_turn_prints_no_blank_line(built_site: Path):
+def test_a_turn_prints_no_blank_line_and_little_markup(built_site: Path):
     """What a turn does not show (a badge, reasoning, a tool call, a missing stop reason) prints nothing, not a line
-    of spaces: a transcript page repeats its turns' markup once a turn, and a million pages repeat it again."""
+    of spaces, and a turn of plain text wraps it in under 200 bytes of markup: a transcript page repeats its turns'
+    markup once a turn, and a million pages repeat it again."""
     pages = [*built_site.glob("*/*/t/*/*/index.html")]
     assert len(pages) > 100
+    plain_turns = 0
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        for turn in re.findall(r'<section class="turn [^>]*>\s*<h3[^>]*>\s*<span class="role">[^<]*</span>\s*'
-                               r'<span class="turn-n">.*?</section>', text, re.S):  # fmt: skip
+        turns = r'<section class="turn [^>]*>\s*<h3[^>]*><span class="role">[^\n]*<a class="turn-n".*?</section>'
+        for turn in re.findall(turns, text, re.S):
             markup = re.sub(r'(<div class="turn-text"|<pre )[^>]*>[^<]*<', "<", turn)  # the texts themselves aside
             assert not re.search(r"\n[ \t]*\n", markup), (page, turn)
+            plain = re.sub(r'<p class="turn-meta"[^>]*>[^<]*</p>', "", markup)  # a turn with nothing but its text
+            if not re.search(r'class="(badge|tool-|reasoning|left-out|markers-note|no-output|turn-image)', plain):
+                assert len(plain) < 200 + len(re.search(r'class="(turn [^"]*)"', plain).group(1)), (page, turn)
+                plain_turns += 1
+    assert plain_turns > 100
 
 
 def test_statistics_and_judge_tables_are_downloadable(built_site: Path):
