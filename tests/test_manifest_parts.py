@@ -152,6 +152,29 @@ def test_shards_with_manifests_in_parts_merge_into_one_builds_site(runs_copy, tm
     assert not (tmp_path / "merged").exists()
 
 
+@pytest.mark.usefixtures("small_parts")
+def test_a_merge_reads_a_shards_listing_a_part_at_a_time_and_refuses_a_file_listed_twice(runs_copy, tmp_path, capsys):
+    """A merge takes a shard's listing one part at a time (a slice of a million transcripts lists about 140,000
+    files, some 5 KB each once parsed), so a file listed in two of its parts is told by the merge itself."""
+    import hashlib
+
+    shard = tmp_path / "tucker"
+    assert run(runs_copy, "--only", "tuckerbench/v1-pilot", "--out", str(shard)) == 0
+    root, parts = read(shard)
+    assert len(parts) > 2 and all(len(part["files"]) <= FILES for part in parts)
+    first, second = (shard / p["path"] for p in root["parts"][:2])
+    listed = json.loads(second.read_text())
+    rel, entry = next(iter(json.loads(first.read_text())["files"].items()))
+    listed["files"][rel] = entry  # the very entry, in a second part too
+    second.write_text(json.dumps(listed))
+    root["parts"][1]["sha256"] = hashlib.sha256(second.read_bytes()).hexdigest()
+    (shard / outdir.MANIFEST).write_text(json.dumps(root))
+    capsys.readouterr()
+    assert run(runs_copy, "merge", str(shard), "--out", str(tmp_path / "merged")) == 1
+    assert f"{shard / outdir.MANIFEST} lists {rel} twice" in capsys.readouterr().err
+    assert not (tmp_path / "merged").exists()
+
+
 def test_a_part_ends_at_its_bytes_as_well_as_its_files_so_lean_downloads_naming_many_run_files_stay_small(
     runs_copy, tmp_path, monkeypatch
 ):

@@ -118,7 +118,13 @@ def _take_listing(folder: Path, benchmarks: dict[str, Benchmark], got: Gathered)
         got.redactions = manifest["redactions"]
     elif manifest["redactions"] != got.redactions:
         return f"shard {folder} lists other redactions than {next(iter(got.held.values())).shards}; rebuild the shards"
-    return _listed(folder, manifest, got, part)
+    # a part at a time, none held past its turn: a slice of a million transcripts lists about 140,000 files, and
+    # each entry parsed takes about 5 KB
+    for piece in [None, *(manifest_parts(manifest) or [])]:
+        problem = _listed(folder, manifest["shard"]["versions"], _files_in(folder, manifest, piece), got, part)
+        if problem:
+            return problem
+    return None
 
 
 def _part(manifest: dict[str, Any]) -> tuple[int, int] | None:
@@ -186,45 +192,52 @@ def inputs_problem(got: Gathered, keys: dict[str, str], runs: list[str]) -> str 
 
 def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
     """A shard's manifest, in the shape a shard build writes (its shard entry: schemas/shard.schema.json), or why it
-    is not one."""
-    not_shard = f"{folder} is not a shard (its {MANIFEST} names no shard versions; build one with --only)"
+    is not one. The files it lists in its parts are read later, a part at a time (_files_in)."""
+    not_shard = not_a_shard(folder)
     path = folder / MANIFEST
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MANIFEST:
             return {}, not_shard
         manifest = orjson.loads(path.read_bytes())
-        shard, listed, redactions = manifest["shard"], _files_of(folder, manifest), manifest["redactions"]
+        shard, listed, redactions = manifest["shard"], manifest["files"], manifest["redactions"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}, not_shard
-    if listed is None:
-        return {}, f"{path} names a part of it that is missing or not the bytes it names; rebuild that shard"
+    if manifest_parts(manifest) is None:
+        return {}, _bad_part(folder)
     problems = Problems()
     if not check(shard, "shard", str(path), None, problems):
         wrong = problems.errors[0]
         return {}, f"{path}, field shard.{wrong.field or ''}: {wrong.message}; rebuild that shard"
-    listed_well = isinstance(listed, dict) and all(_entry(e) for e in listed.values())
-    if not listed_well or not isinstance(redactions, list) or set(shard["summaries"]) != set(shard["versions"]):
+    versions_summarised = set(shard["summaries"]) == set(shard["versions"])
+    if not isinstance(listed, dict) or not isinstance(redactions, list) or not versions_summarised:
         return {}, not_shard
     return manifest, None
 
 
-def _files_of(folder: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
-    """The files a shard's manifest lists, in it and in its parts (manifest.write_manifest), each part read through
-    no link and checked against the SHA-256 the manifest gives it; None when a part is not what it names. Raises
-    ValueError or TypeError when a part is not shaped as a build writes it."""
-    listed = manifest["files"]
-    parts = manifest_parts(manifest)
-    if parts is None:
-        return None
-    for rel, digest in parts:
-        data = read_part(folder, rel, digest)
+def not_a_shard(folder: Path) -> str:
+    return f"{folder} is not a shard (its {MANIFEST} names no shard versions; build one with --only)"
+
+
+def _bad_part(folder: Path) -> str:
+    return f"{folder / MANIFEST} names a part of it that is missing or not the bytes it names; rebuild that shard"
+
+
+def _files_in(folder: Path, manifest: dict[str, Any], part: tuple[str, bytes] | None) -> dict[str, Any] | str:
+    """The files a shard's manifest lists itself (part None) or in one of its parts (its site path and SHA-256:
+    manifest.write_manifest), site path -> entry, each entry shaped as a build writes it; or why not. A part is read
+    through no link and checked against the SHA-256 the manifest gives it."""
+    files: Any = manifest["files"]
+    if part:
+        data = read_part(folder, *part)
         if data is None:
-            return None
-        more = orjson.loads(data)["files"]
-        if not isinstance(listed, dict) or not isinstance(more, dict) or listed.keys() & more.keys():
-            raise ValueError(f"{rel} lists files that are not its own")
-        listed.update(more)
-    return listed
+            return _bad_part(folder)
+        try:
+            files = orjson.loads(data)["files"]
+        except (ValueError, KeyError, TypeError):
+            files = None
+    if not isinstance(files, dict) or not all(_entry(e) for e in files.values()):
+        return not_a_shard(folder)
+    return files
 
 
 def _entry(entry: Any) -> bool:
@@ -235,11 +248,15 @@ def _entry(entry: Any) -> bool:
     return isinstance(sources, str) or (isinstance(sources, list) and all(isinstance(s, str) for s in sources))
 
 
-def _listed(folder: Path, manifest: dict[str, Any], got: Gathered, part: tuple[int, int] | None) -> str | None:
-    """Add the files a shard lists to got.files, or say which one no shard build writes (or no build of its slice),
-    or which another shard lists too."""
-    held = tuple(f"{name}/" for name in manifest["shard"]["versions"])
-    for rel, entry in manifest["files"].items():
+def _listed(
+    folder: Path, versions: dict[str, str], files: dict[str, Any] | str, got: Gathered, part: tuple[int, int] | None
+) -> str | None:
+    """Add files a shard lists (site path -> entry; or why its listing cannot be read) to got.files, or say which one
+    no shard build of its versions writes (or no build of its slice), or which another shard lists too."""
+    if isinstance(files, str):
+        return files
+    held = tuple(f"{name}/" for name in versions)
+    for rel, entry in files.items():
         why = confined(rel)
         if why:
             return f"shard {folder} lists {rel!r}, which {why}; nothing was taken from it"
@@ -250,6 +267,8 @@ def _listed(folder: Path, manifest: dict[str, Any], got: Gathered, part: tuple[i
             whose = f"slice {part[0]}/{part[1]} of {name}" if part else f"shard build of {name}"
             return f"shard {folder} lists {rel}, which no {whose} writes; nothing was taken from it"
         if rel in got.files:
+            if got.files[rel].shard == folder:
+                return f"{folder / MANIFEST} lists {rel} twice; rebuild that shard"
             return f"{rel} is listed by two shards, {got.files[rel].shard} and {folder}; rebuild them"
         sources = _shared(entry.get("sources", entry.get("sources_of_version")), got.shared)
         got.files[rel] = ShardFile(folder, bytes.fromhex(entry["sha256"]), sources)
