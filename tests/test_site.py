@@ -536,3 +536,27 @@ def test_no_csv_cell_holds_python_list_text(built_site: Path):
         if cell and cell.startswith(("['", '["'))
     ]
     assert not found, found[:5]
+
+
+def test_a_turns_facts_on_one_line_are_escaped_once_and_keep_their_values():
+    """The stop reason, times and token counts a turn prints on one line come from the log: escaped once, never run,
+    and only a token count's name is made readable (input_tokens: input tokens), never its value."""
+    from types import SimpleNamespace
+
+    from site_src.release import Release
+
+    app = create_app(Release([], [], False))
+    turn = SimpleNamespace(
+        role="assistant", state="ok", truncated=False, tool_function=None, reasoning=None, tool_calls=None,
+        images=None, left_out=None, content="a <script>x</script>", stop_reason="<b>stop&</b>", started_at=None,
+        completed_at="2026-01-01T00:00:00Z", usage={"input_tokens": 5, "odd_name<": "7_<i>"}, error=None,
+    )  # fmt: skip
+    with app.test_request_context():
+        macro = app.jinja_env.from_string("{% from 'macros.html' import turn_block %}{{ turn_block(turn, 2) }}")
+        page = macro.render(turn=turn)
+    meta = re.search(r'<p class="turn-meta"[^>]*>(.*?)</p>', page).group(1)
+    assert meta == (
+        "stop reason: &lt;b&gt;stop&amp;&lt;/b&gt; · completed 2026-01-01T00:00:00Z · "
+        "tokens: input tokens 5, odd name&lt; 7_&lt;i&gt;"
+    )
+    assert '<a class="turn-n" href="#turn-2">turn 2</a>' in page and "<script>" not in page
