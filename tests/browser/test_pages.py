@@ -363,3 +363,26 @@ def test_a_transcript_filter_is_kept_in_the_address_and_a_link_reproduces_it(pag
     assert fresh.locator("form[data-list-filter] select[name=entrant]").input_value() == "Demo Model B"
     assert fresh.locator("table[data-list-table] tbody tr").all_inner_texts() == rows
     fresh.close()
+
+
+def test_the_whole_transcript_list_is_loaded_once_however_quickly_its_filters_change(page, site_url):
+    """A second filter chosen while the whole list is still loading waits for that load, which shows both filters: it
+    used to start a load of its own, and two renders raced (a reader's rows could be replaced as they were read)."""
+    held, asked = [], []
+
+    def hold(route):  # the list's first file is held until both filters are chosen
+        asked.append(route.request.url)
+        held.append(route)
+
+    page.route(re.compile(r".*/uzbek-pack/0\.1\.0/data/transcripts\.json$"), hold)
+    page.goto(site_url + "uzbek-pack/0.1.0/transcripts/")
+    page.select_option("form[data-list-filter] select[name=entrant]", "Demo Model B")
+    expect(page.locator("[data-list-status]")).to_contain_text("Loading the whole list")
+    page.select_option("form[data-list-filter] select[name=state]", "fail")
+    page.wait_for_timeout(200)  # time for a second load to be asked for, if one were
+    for route in held:
+        route.continue_()
+    expect(page.locator("[data-list-status]")).to_contain_text("match")
+    assert len(asked) == 1, asked
+    shown = page.locator("table[data-list-table] tbody tr").all_text_contents()
+    assert shown and all(re.fullmatch(r"Demo Model B.*fail( .*)?", row) for row in shown), shown

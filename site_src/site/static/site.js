@@ -66,7 +66,7 @@
     var pager = document.querySelector("[data-list-pager]");
     var root = new URL("../", document.querySelector('script[src$="static/site.js"]').src);
     var original = table.tBodies[0].cloneNode(true);
-    var rows = null;
+    var rows = null, loading = null;  // the whole list, once loaded; its load, while under way
     var SHOW = 500;
     form.hidden = false;
     function score(r) {
@@ -136,17 +136,21 @@
       fields.forEach(function (k) { values[k] = f.get(k) || ""; });
       keepInUrl(values);
       if (rows) { render(); return; }
+      if (loading) { return; }  // the load under way renders the form as it stands when the list arrives
       status.textContent = "Loading the whole list…";
       function json(url) {
         return fetch(url).then(function (r) { if (!r.ok) { throw new Error(url); } return r.json(); });
       }
       // the list names its parts (site layout 2), each at a path from the site's root
-      json(form.getAttribute("data-src")).then(function (list) {
+      loading = json(form.getAttribute("data-src")).then(function (list) {
         return Promise.all(list.parts.map(function (part) { return json(new URL(part, root).href); }));
       }).then(function (parts) {
         rows = [].concat.apply([], parts.map(function (part) { return part.transcripts; }));
         render();
-      }).catch(function () { status.textContent = "The whole list could not be loaded; the pages below still work."; });
+      }).catch(function () {
+        loading = null;  // a later change tries again
+        status.textContent = "The whole list could not be loaded; the pages below still work.";
+      });
     }
     form.addEventListener("change", update);
     var given = new URLSearchParams(location.search), any = false;
