@@ -105,7 +105,7 @@ def gather(shards: list[Path], benchmarks: list[Benchmark]) -> Gathered:
 
 
 def _take_listing(folder: Path, benchmarks: dict[str, Benchmark], got: Gathered) -> str | None:
-    manifest, problem = _manifest(folder)
+    manifest, parts, problem = _manifest(folder)
     if problem:
         return problem
     part = _part(manifest)
@@ -119,12 +119,21 @@ def _take_listing(folder: Path, benchmarks: dict[str, Benchmark], got: Gathered)
     elif manifest["redactions"] != got.redactions:
         return f"shard {folder} lists other redactions than {next(iter(got.held.values())).shards}; rebuild the shards"
     # a part at a time, none held past its turn: a slice of a million transcripts lists about 140,000 files, and
-    # each entry parsed takes about 5 KB
-    for piece in [None, *(manifest_parts(manifest) or [])]:
-        problem = _listed(folder, manifest["shard"]["versions"], _files_in(folder, manifest, piece), got, part)
+    # a part of 10,000 entries takes about 44 MB as it is parsed
+    for piece in [None, *parts]:
+        problem = _take_piece(folder, manifest, piece, got, part)
         if problem:
             return problem
     return None
+
+
+def _take_piece(
+    folder: Path, manifest: dict[str, Any], piece: tuple[str, bytes] | None, got: Gathered, part: tuple[int, int] | None
+) -> str | None:
+    """Take the files a shard's manifest lists itself (piece None) or in one of its parts (_files_in), or say why
+    not. What was parsed is let go on return, before the next part is read."""
+    files = _files_in(folder, manifest, piece)
+    return files if isinstance(files, str) else _listed(folder, manifest["shard"]["versions"], files, got, part)
 
 
 def _part(manifest: dict[str, Any]) -> tuple[int, int] | None:
@@ -190,31 +199,33 @@ def inputs_problem(got: Gathered, keys: dict[str, str], runs: list[str]) -> str 
     return None
 
 
-def _manifest(folder: Path) -> tuple[dict[str, Any], str | None]:
-    """A shard's manifest, in the shape a shard build writes (its shard entry: schemas/shard.schema.json), or why it
-    is not one. The files it lists in its parts are read later, a part at a time (_files_in)."""
-    not_shard = not_a_shard(folder)
+def _manifest(folder: Path) -> tuple[dict[str, Any], list[tuple[str, bytes]], str | None]:
+    """A shard's manifest, in the shape a shard build writes (its shard entry: schemas/shard.schema.json), with the
+    parts it names (site path, SHA-256), or why it is not one. The files it lists in its parts are read later, a part
+    at a time (_files_in)."""
+    not_shard = _not_a_shard(folder)
     path = folder / MANIFEST
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MANIFEST:
-            return {}, not_shard
+            return {}, [], not_shard
         manifest = orjson.loads(path.read_bytes())
         shard, listed, redactions = manifest["shard"], manifest["files"], manifest["redactions"]
     except (OSError, ValueError, KeyError, TypeError):
-        return {}, not_shard
-    if manifest_parts(manifest) is None:
-        return {}, _bad_part(folder)
+        return {}, [], not_shard
+    parts = manifest_parts(manifest)
+    if parts is None:
+        return {}, [], _bad_part(folder)
     problems = Problems()
     if not check(shard, "shard", str(path), None, problems):
         wrong = problems.errors[0]
-        return {}, f"{path}, field shard.{wrong.field or ''}: {wrong.message}; rebuild that shard"
+        return {}, [], f"{path}, field shard.{wrong.field or ''}: {wrong.message}; rebuild that shard"
     versions_summarised = set(shard["summaries"]) == set(shard["versions"])
     if not isinstance(listed, dict) or not isinstance(redactions, list) or not versions_summarised:
-        return {}, not_shard
-    return manifest, None
+        return {}, [], not_shard
+    return manifest, parts, None
 
 
-def not_a_shard(folder: Path) -> str:
+def _not_a_shard(folder: Path) -> str:
     return f"{folder} is not a shard (its {MANIFEST} names no shard versions; build one with --only)"
 
 
@@ -236,7 +247,7 @@ def _files_in(folder: Path, manifest: dict[str, Any], part: tuple[str, bytes] | 
         except (ValueError, KeyError, TypeError):
             files = None
     if not isinstance(files, dict) or not all(_entry(e) for e in files.values()):
-        return not_a_shard(folder)
+        return _not_a_shard(folder)
     return files
 
 
@@ -249,12 +260,10 @@ def _entry(entry: Any) -> bool:
 
 
 def _listed(
-    folder: Path, versions: dict[str, str], files: dict[str, Any] | str, got: Gathered, part: tuple[int, int] | None
+    folder: Path, versions: dict[str, str], files: dict[str, Any], got: Gathered, part: tuple[int, int] | None
 ) -> str | None:
-    """Add files a shard lists (site path -> entry; or why its listing cannot be read) to got.files, or say which one
-    no shard build of its versions writes (or no build of its slice), or which another shard lists too."""
-    if isinstance(files, str):
-        return files
+    """Add files a shard lists (site path -> entry) to got.files, or say which one no shard build of its versions
+    writes (or no build of its slice), or which another shard lists too (or the shard twice)."""
     held = tuple(f"{name}/" for name in versions)
     for rel, entry in files.items():
         why = confined(rel)
