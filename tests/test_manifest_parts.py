@@ -234,3 +234,38 @@ def test_an_entrys_counted_bytes_are_its_bytes_in_the_manifest_or_a_few_more(ent
     manifest_module.dump_manifest(both, [entry, other], {})
     written = len(both.getvalue()) - len(alone.getvalue())
     assert written <= manifest_module.entry_bytes(entry) <= written + 10
+
+
+@pytest.mark.usefixtures("small_parts")
+def test_real_fixtures_in_shards_with_manifests_in_parts_merge_into_one_builds_site(runs_copy, tmp_path):
+    """Real results (an Inspect agent log with its reasoning, AlpacaEval's text_davinci_001 folder), imported as a user
+    imports them beside the demo runs: their shards, AlpacaEval's in two slices, each with its manifest in parts,
+    merge a part at a time into the one build's site, byte for byte."""
+    from helpers import ROOT, load
+
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    fixtures = ROOT / "tests/fixtures"
+    imports = [
+        ["inspect", str(fixtures / "inspect_ai/metr/small.eval"), "--benchmark", "agent", "--publish-reasoning"],
+        ["alpaca-eval", str(fixtures / "alpaca_eval/text_davinci_001"), "--benchmark", "alpaca",
+         "--annotator=alpaca_eval_gpt4"],
+    ]  # fmt: skip
+    for args in imports:
+        assert main(["--content", str(content), "--runs", str(runs_copy), "import", *args]) == 0
+
+    def built(*args: str) -> int:
+        return main(["--content", str(content), "--runs", str(runs_copy), *args, "--quiet"])
+
+    assert built("--out", str(tmp_path / "whole")) == 0
+    versions = [f"{b.id}/{v.id}" for b in load(runs_copy, content).benchmarks for v in b.versions]
+    assert {"agent/v0.1.8", "alpaca/v1"} <= set(versions)
+    shards = []
+    for version in versions:
+        cuts = ["1/2", "2/2"] if version == "alpaca/v1" else [None]
+        for cut in cuts:
+            shards.append(tmp_path / f"shard-{len(shards)}")
+            assert built("--only", version, *(["--slice", cut] if cut else []), "--out", str(shards[-1])) == 0
+    assert len(read(shards[versions.index("alpaca/v1")])[1]) > 1  # AlpacaEval's first slice: its manifest in parts
+    assert built("merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 0
+    assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
