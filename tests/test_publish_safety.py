@@ -117,7 +117,7 @@ def test_private_key_without_end_line_is_redacted_to_the_end():
 
 
 def test_prefilter_never_hides_a_rule_match():
-    """Two RE2 sets say which rules may match a text, and only those run: they name every sample's rule."""
+    """One RE2 set says which rules may match a text, and only those run: it names every sample's rule."""
     from site_src.secretrules import _rules
 
     ruleset = _rules()
@@ -125,6 +125,23 @@ def test_prefilter_never_hides_a_rule_match():
         assert [r.id for r in ruleset.rules].index(rule) in ruleset.candidates(sample.encode())[0], rule
     for text in ("xoxb-1234567890", "Authorization: Bearer a.b.c.d.e.f.g.h.i.j.k.l", "db://u:p4ss@h"):
         assert find(text) and ruleset.candidates(text.encode())[0], text
+
+
+def test_one_pass_names_each_own_rule_that_matches_and_each_keyword_rule_whose_keyword_stands_in_any_case():
+    """The one set's pass gives what asking each own rule, and looking for each keyword ignoring case, gives: on
+    pages' words, on every planted shape, and on each keyword alone, as written and in capitals, inside words."""
+    from site_src.secretrules import _rules
+
+    ruleset = _rules()
+    own = ruleset.rules[: ruleset.invisible]
+    words = sorted({word for rule in ruleset.rules for word in rule.keywords})
+    texts = [PAGE_WORDS, *PLANTED.values(), *(f"x{w}y" for w in words), *(f"<p>{w.upper()}</p>" for w in words)]
+    for text in texts:
+        data = text.encode()
+        asked = {i for i, rule in enumerate(own) if rule.pattern.search(data)}
+        keyed = {i for i, rule in enumerate(ruleset.rules) if any(k.lower() in text.lower() for k in rule.keywords)}
+        assert ruleset.candidates(data) == (sorted(asked | keyed), False), text
+    assert len(words) > 200 and ruleset.candidates(b"TOKEN")[0]  # a keyword in capitals still runs its rules
 
 
 PAGE_WORDS = (  # what makes gitleaks' keyword rules run on nearly every page: "s.", "sk", "token", "key", "ey"
