@@ -14,7 +14,9 @@ that the shards were built from its own inputs by the keys of their files (build
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import MapAdapter
 
 from ..model import Benchmark
-from ..outdir import MANIFEST, manifest_parts, read_part, url_of
+from ..outdir import MANIFEST, manifest_parts, read_part, site_path, url_of
 from ..problems import Problems
 from ..release import Release, VersionView
 from ..results import plural
@@ -58,13 +60,31 @@ class ShardFile:
     sources: tuple[str, ...] | str
 
 
+class TakenDigests(Mapping[str, bytes]):
+    """The SHA-256 of each file a merge took (site path -> digest), as its shard's manifest gives it and taking.take
+    checked it: read off the ShardFiles, with no map of its own (a merge of a million transcripts takes two million
+    files)."""
+
+    def __init__(self, files: dict[str, ShardFile]) -> None:
+        self._files = files
+
+    def __getitem__(self, rel: str) -> bytes:
+        return self._files[rel].sha256
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 @dataclass
 class Held:
     """One version as the shards hold it: whole (slice 0 of 1) or in slices of one count."""
 
     count: int
     key: str  # of the inputs its shards were built from
-    summary: bytes  # its summary, as every shard of it must give it
+    summary: bytes  # the SHA-256 of its summary (sorted keys), which every shard of it must give alike
     pages: Any  # what its summary says of its pages: their count and digest (summary.pages_digest)
     shards: dict[int, Path] = field(default_factory=dict)  # slice -> shard (0: the version whole)
 
@@ -147,7 +167,8 @@ def _claim(
     """Note that folder holds name (or one slice of it), or say why two shards cannot both hold it, or why its slices
     do not agree."""
     k, n = part or (0, 1)
-    digest = orjson.dumps(summary, option=orjson.OPT_SORT_KEYS)
+    digest = hashlib.sha256(orjson.dumps(summary, option=orjson.OPT_SORT_KEYS)).digest()  # not the dump: 8 MB a
+    # hundred thousand transcripts
     version = held.setdefault(name, Held(n, key, digest, summary.get("pages") if isinstance(summary, dict) else None))
     if version.shards and (0 in version.shards or not k or version.count != n or k in version.shards):
         other = next(iter(version.shards.values()))
@@ -280,6 +301,7 @@ def _listed(
                 return f"{folder / MANIFEST} lists {rel} twice; rebuild that shard"
             return f"{rel} is listed by two shards, {got.files[rel].shard} and {folder}; rebuild them"
         sources = _shared(entry.get("sources", entry.get("sources_of_version")), got.shared)
+        rel = site_path(rel)  # the very string the new site's listing gives (outdir.site_path), not a copy
         got.files[rel] = ShardFile(folder, bytes.fromhex(entry["sha256"]), sources)
         if bundle is None:
             got.pages.setdefault(name, []).append(rel)

@@ -12,9 +12,10 @@ import shutil
 import sys
 import tempfile
 from collections import ChainMap
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from ..changes import DiffError
@@ -53,7 +54,7 @@ class NewSite:
     urls: list[str] = field(default_factory=list)  # the pages chosen: rendered, or kept from the last build
     kept: set[str] = field(default_factory=set)  # files (site paths) left as the last build wrote them
     rendered: dict[str, bytes] = field(default_factory=dict)  # site path -> SHA-256 of each file written here
-    known: dict[str, bytes] = field(default_factory=dict)  # and of the files kept or taken from shards, checked
+    known: Mapping[str, bytes] = field(default_factory=dict)  # and of the files kept or taken from shards, checked
     leaked: list[Finding] = field(default_factory=list)  # what the backstop scan found in written files
     keys: dict[str, str] | None = None  # URL -> page key (cache.page_keys); None: none to compare with
     drawings: dict[str, str] = field(default_factory=dict)  # drawing key -> SVG of each chart of the pages rendered
@@ -77,9 +78,10 @@ class NewSite:
     def sizes(self, out: Path) -> Iterator[tuple[str, int]]:
         """(site path, size) of every file the site will have once put in place: the new ones are here, the kept
         ones still in out."""
-        new = set(self.new)
-        for rel in [*self.listed, MANIFEST]:
-            yield rel, os.stat((self.folder if rel in new or rel == MANIFEST else out) / rel).st_size
+        new = set(self.new) if self.kept else None  # None: every file is new (a merge's, a first build's)
+        for rel in chain(self.listed, [MANIFEST]):
+            here = new is None or rel in new or rel == MANIFEST
+            yield rel, os.stat((self.folder if here else out) / rel).st_size
 
     def refuse(self, findings: list[Finding]) -> int:
         for finding in findings:

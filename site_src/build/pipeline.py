@@ -333,11 +333,13 @@ def render(
     site.keys = cache.page_keys(release) if cache else None  # None: nothing to compare them with
     reuse = cache.reusable(site.keys) if cache and site.keys and not config.shards else set()
     if plan.shard_files:
+        from .merge import TakenDigests
         from .taking import take
 
-        site.leaked, problem = take(plan.shard_files, site.folder, site.known)
+        site.leaked, problem = take(plan.shard_files, site.folder)
         if problem:
             return problem
+        site.known = TakenDigests(plan.shard_files)  # what each was checked against
     site.drawings = draw_all(plan.charts(release))  # once, before the render workers fork: they find every chart drawn
     scan, options = Scan(scan_written), {"base_path": config.base_path, "build_date": config.build_date}
     with bar("rendering", " files", config.quiet) as progress:
@@ -391,7 +393,7 @@ def manifest(
     hashed. A merge's lists the redactions its shards list."""
     from .manifest import redaction_entries
 
-    site.listed = sorted({*site.new, *site.kept})
+    site.listed = sorted({*site.new, *site.kept}) if site.kept else list(site.new)  # site.new: in order, each once
     redacted = plan.redactions if plan.redactions is not None else redaction_entries(redactions)
     shard = shard_section(release, config, cache)
     site.leaked, parts = write_manifest(site.folder, site.listed, release, redacted, site.sums, shard, plan.shard_files)

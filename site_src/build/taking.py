@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -28,41 +29,48 @@ CHUNK = 2_000  # files a worker takes at a time
 Taken = tuple[list[Finding], str | None]  # findings, problem
 
 
-def take(
-    files: dict[str, Any], dest: Path, known: dict[str, bytes], jobs: int | None = None
-) -> tuple[list[Finding], str | None]:
-    """Copy each shard file (files: site path -> merge.ShardFile) into dest, adding its SHA-256 to known. Returns what
-    the backstop found in the files (by site path), and why a file cannot be taken, if one cannot. Every shard is
-    walked (plain_files) before any file is read, the shards at once, on the same workers as the files after."""
+def take(files: dict[str, Any], dest: Path, jobs: int | None = None) -> tuple[list[Finding], str | None]:
+    """Copy each shard file (files: site path -> merge.ShardFile) into dest. Returns what the backstop found in the
+    files (by site path), and why a file cannot be taken, if one cannot. Every shard is walked (plain_files) before
+    any file is read, the shards at once, on the same workers as the files after. Once every file is taken, each
+    has the SHA-256 its ShardFile gives (merge.TakenDigests)."""
     by_shard = _by_shard(files)
-    for listed in by_shard.values():
-        _engines_ahead(listed)
-    mode = 0o666 & ~_umask()  # what a build's own files get
-    chunks = [
-        (shard, listed[i : i + CHUNK], dest, mode)
-        for shard, listed in by_shard.items()
-        for i in range(0, len(listed), CHUNK)
-    ]
+    for rels in by_shard.values():
+        _engines_ahead(rels)
+    count = sum(-(-len(rels) // CHUNK) for rels in by_shard.values())
     findings: list[Finding] = []
-    with forked(min(jobs or os.cpu_count() or 1, max(len(chunks), len(by_shard)))) as pool:
+    with forked(min(jobs or os.cpu_count() or 1, max(count, len(by_shard)))) as pool:
         each = pool.imap if pool else map
         for shard, plain in zip(by_shard, each(plain_files, by_shard), strict=True):
-            lacking = next((rel for rel, _ in by_shard[shard] if rel not in plain), None)
+            lacking = next((rel for rel in by_shard[shard] if rel not in plain), None)
             if lacking:
                 return findings, _not_as_listed(shard, lacking)
-        for (_, listed, _, _), (found, problem) in zip(chunks, each(_take_chunk, chunks), strict=True):
+        for found, problem in each(_take_chunk, _chunks(files, by_shard, dest)):
             findings += found
             if problem:
                 return sorted(findings, key=lambda f: f.file), problem
-            known.update(listed)  # the digests the files were checked against: the workers send none back
     return sorted(findings, key=lambda f: f.file), None
 
 
-def _by_shard(files: dict[str, Any]) -> dict[Path, list[tuple[str, bytes]]]:
-    out: dict[Path, list[tuple[str, bytes]]] = {}
-    for rel, file in sorted(files.items()):
-        out.setdefault(file.shard, []).append((rel, file.sha256))
+def _by_shard(files: dict[str, Any]) -> dict[Path, list[str]]:
+    """Each shard's files (site paths), in order: names only, as a merge of a million transcripts takes two million
+    files."""
+    out: dict[Path, list[str]] = {}
+    for rel, file in files.items():
+        out.setdefault(file.shard, []).append(rel)
+    for rels in out.values():
+        rels.sort()
     return out
+
+
+def _chunks(
+    files: dict[str, Any], by_shard: dict[Path, list[str]], dest: Path
+) -> Iterator[tuple[Path, list[tuple[str, bytes]], Path, int]]:
+    """The workers' jobs: CHUNK files of one shard at a time with their digests, made as the workers take them."""
+    mode = 0o666 & ~_umask()  # what a build's own files get
+    for shard, rels in by_shard.items():
+        for i in range(0, len(rels), CHUNK):
+            yield shard, [(rel, files[rel].sha256) for rel in rels[i : i + CHUNK]], dest, mode
 
 
 def plain_files(root: Path) -> set[str]:
@@ -84,10 +92,10 @@ def _not_as_listed(shard: Path, rel: str) -> str:
     return f"{shard / rel} is missing, a link, or differs from its shard's {MANIFEST}"
 
 
-def _engines_ahead(listed: list[tuple[str, bytes]]) -> None:
+def _engines_ahead(rels: list[str]) -> None:
     """Pagefind's engine for each language a shard's bundles name, made before the workers fork (each would run
     Pagefind to make it again)."""
-    for rel, _ in listed:
+    for rel in rels:
         match = ENGINE.fullmatch(rel.rpartition("/")[2])
         if match:
             engine_files(frozenset([match.group(1)] if match.group(1) else []))
