@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Container
 from pathlib import Path
 
 import pytest
@@ -197,10 +198,20 @@ def test_a_merge_reads_scores_and_scans_no_run(runs_copy, tmp_path, monkeypatch)
     walked: list[str] = []
     listing = pipeline.files_below
     monkeypatch.setattr(pipeline, "files_below", lambda root: walked.append(Path(root).name) or listing(root))
+    read_again: list[str] = []
+    backstop = pipeline.scan_output
+
+    def backstop_of(site: Path, files: list[str], skip: Container[str] = frozenset()) -> list[object]:
+        read_again.extend(rel for rel in files if rel not in skip)
+        return backstop(site, files, skip)
+
+    monkeypatch.setattr(pipeline, "scan_output", backstop_of)
     assert run(runs_copy, "merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--quiet") == 0
     assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
     # it writes no search bundle: the new site is listed once, for the backstop and the manifest alike
     assert sum(name.startswith(".merged.tmp-") for name in walked) == 1
+    # each file was scanned as it was taken or written, and is known by its digest: the backstop reads none again
+    assert read_again == [] and len(listing(tmp_path / "merged")) > 300
 
 
 def edit_summary(shard: Path, change: object) -> None:
