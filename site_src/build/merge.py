@@ -170,8 +170,8 @@ def _claim(
     """Note that folder holds name (or one slice of it), or say why two shards cannot both hold it, or why its slices
     do not agree."""
     k, n = part or (0, 1)
-    digest = hashlib.sha256(orjson.dumps(summary, option=orjson.OPT_SORT_KEYS)).digest()  # not the dump: 8 MB a
-    # hundred thousand transcripts
+    # its digest, not the dump: a summary takes about 8 MB at 100,000 transcripts
+    digest = hashlib.sha256(orjson.dumps(summary, option=orjson.OPT_SORT_KEYS)).digest()
     version = held.setdefault(name, Held(n, key, digest, summary.get("pages") if isinstance(summary, dict) else None))
     if version.shards and (0 in version.shards or not k or version.count != n or k in version.shards):
         other = next(iter(version.shards.values()))
