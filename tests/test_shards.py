@@ -30,6 +30,25 @@ def shards(runs: Path, folder: Path) -> list[Path]:
     return out
 
 
+def test_the_digest_of_a_versions_pages_is_that_of_their_paths_sorted_one_per_line_each_once():
+    """As shard.schema.json defines it, taken a path at a time: duplicates count once, and no newline ends it."""
+    import hashlib
+    import random
+
+    from site_src.build.summary import pages_digest
+
+    assert pages_digest([]) == {"count": 0, "sha256": hashlib.sha256(b"").hexdigest()}
+    assert pages_digest(iter(["b/x.html", "a/é.html", "b/x.html"])) == {
+        "count": 2,
+        "sha256": hashlib.sha256("a/é.html\nb/x.html".encode()).hexdigest(),
+    }
+    rng = random.Random(5)
+    paths = [f"t/{rng.randrange(256):02x}/{rng.randrange(500)}/index.html" for _ in range(3000)]
+    listed = sorted(set(paths))
+    want = {"count": len(listed), "sha256": hashlib.sha256("\n".join(listed).encode()).hexdigest()}
+    assert pages_digest(paths) == want and len(listed) < len(paths)
+
+
 def test_shards_merged_are_byte_identical_to_one_build_of_the_whole_release(runs_copy, tmp_path):
     parts = shards(runs_copy, tmp_path / "shards")
     assert run(runs_copy, "merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--quiet") == 0
