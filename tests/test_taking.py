@@ -86,6 +86,22 @@ def test_a_link_is_kept_only_if_it_names_the_file_that_was_read(tmp_path):
     assert (tmp_path / "linked.html").stat().st_ino == checked.stat().st_ino
 
 
+def test_a_file_is_read_whole_and_a_pipe_or_link_put_in_its_place_since_the_walk_is_not_read(tmp_path):
+    """Each file is read by its descriptor: whole, but never through a link, and a pipe put where the walk saw a file
+    is refused at once (opening it for reading would otherwise wait for a writer)."""
+    import os
+
+    big = tmp_path / "big.html"
+    big.write_bytes(b"x" * (3 << 20))  # more than one read of the reader's step
+    data, read = taking._read(str(big))
+    assert data == big.read_bytes() and read.st_size == len(data)
+    os.mkfifo(tmp_path / "pipe.html")
+    assert taking._read(str(tmp_path / "pipe.html")) is None
+    (tmp_path / "link.html").symlink_to(big)
+    assert taking._read(str(tmp_path / "link.html")) is None
+    assert taking._read(str(tmp_path / "gone.html")) is None
+
+
 def test_a_worker_stops_at_a_file_that_differs_and_says_which(shard, tmp_path, monkeypatch):
     monkeypatch.setattr(taking, "CHUNK", 7)
     files = listed(shard)

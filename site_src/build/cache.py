@@ -122,9 +122,10 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
 
 
 def sha256s(paths: list[str]) -> list[str]:
-    """The SHA-256 (hex) of each file, in order. A fresh checkout of a large release hashes every run file (each
-    open, read and hash about 40 microseconds, most of it not the hash: 40 s at a million), and every slice and
-    the merge of a version hashes all of them; past HASHED_APART files they are hashed on every core."""
+    """The SHA-256 (hex) of each file, in order. A fresh checkout of a large release hashes every run file (a file
+    of a few KB in 6 microseconds of CPU when the disk's cache holds it, up to 40 when it does not: up to 40 s at a
+    million), and every slice and the merge of a version hashes all of them; past HASHED_APART files they are hashed
+    on every core."""
     jobs = min(os.cpu_count() or 1, len(paths) // HASHED_APART)
     chunks = [paths[i : i + HASHED_CHUNK] for i in range(0, len(paths), HASHED_CHUNK)] if jobs > 1 else [paths]
     with forked(jobs) as pool:
@@ -132,10 +133,18 @@ def sha256s(paths: list[str]) -> list[str]:
 
 
 def _sha256_each(paths: list[str]) -> list[str]:
+    """Each file read by its descriptor, with no file object: 6 microseconds for a run file of a few KB, against 14
+    through open() and hashlib.file_digest."""
     out = []
     for path in paths:
-        with open(path, "rb") as f:
-            out.append(hashlib.file_digest(f, "sha256").hexdigest())
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            digest = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 18):
+                digest.update(chunk)
+        finally:
+            os.close(fd)
+        out.append(digest.hexdigest())
     return out
 
 

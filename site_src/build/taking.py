@@ -14,7 +14,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from ..outdir import MANIFEST
 from ..secretscan import Finding
@@ -113,33 +113,56 @@ def _take_chunk(job: tuple[Path, list[tuple[str, bytes]], Path, int]) -> Taken:
     root, made = os.path.realpath(shard), set[str]()
     findings: list[Finding] = []
     for rel, sha256 in listed:
-        source = os.path.join(root, *rel.split("/"))
-        opened = _open(source)
-        if opened is None:
+        source = f"{root}/{rel}"  # rel is a plain relative path (merge.confined); no join or pathlib: 2M files
+        got = _read(source)
+        if got is None:
             return findings, _not_as_listed(shard, rel)
-        with opened as f:
-            data = f.read()
-            if hashlib.sha256(data).digest() != sha256:
-                return findings, _not_as_listed(shard, rel)
-            problem = engine_problem(rel, data)
-            if problem:
-                return findings, problem
-            findings += scan_shard_file(rel, data)
-            target = f"{dest}/{rel}"  # rel is a plain relative path (merge.confined); no pathlib: 300,000 files
-            folder = target.rpartition("/")[0]
-            if folder not in made:
-                os.makedirs(folder, exist_ok=True)
-                made.add(folder)
-            _place(source, os.fstat(f.fileno()), data, target, mode)
+        data, read = got
+        if hashlib.sha256(data).digest() != sha256:
+            return findings, _not_as_listed(shard, rel)
+        problem = engine_problem(rel, data)
+        if problem:
+            return findings, problem
+        findings += scan_shard_file(rel, data)
+        target = f"{dest}/{rel}"
+        folder = target.rpartition("/")[0]
+        if folder not in made:
+            _make_folder(folder)
+            made.add(folder)
+        _place(source, read, data, target, mode)
     return findings, None
 
 
-def _open(path: str) -> BinaryIO | None:
-    """A file opened for reading, unless it is a link (or is gone since the walk)."""
+def _read(path: str) -> tuple[bytes, os.stat_result] | None:
+    """A regular file's bytes and its stat, read without following a link (or opening a pipe put in its place since
+    the walk); None if it cannot be. Read by its descriptor, with no file object: a merge reads two million."""
     try:
-        return open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
+    try:
+        read = os.fstat(fd)
+        if not stat.S_ISREG(read.st_mode):
+            return None
+        data = os.read(fd, read.st_size + 1)
+        while more := os.read(fd, 1 << 20):  # it grew since: read to its end, as the manifest's digest will tell
+            data += more
+        return data, read
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _make_folder(folder: str) -> None:
+    """A folder of the new site, and its parents if they are missing: the one call mkdir for most (a transcript's
+    page has a folder of its own)."""
+    try:
+        os.mkdir(folder)
+    except FileNotFoundError:
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError:
+        pass
 
 
 def _place(source: str, read: os.stat_result, data: bytes, target: str, mode: int) -> None:
