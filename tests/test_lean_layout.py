@@ -52,6 +52,7 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
     _, _, lean, full = sites
     version = VERSIONS[bench]
     assert not list((lean / version / "data/t").glob("*/*.json"))  # no download of its own
+    assert not list((lean / version / "t").glob("*/*/"))  # and no folder of its own
     rows = listed(lean, version)
     assert rows and [r["id"] for r in rows] == [r["id"] for r in listed(full, version)]
     seen: dict[str, list[str]] = {}
@@ -65,10 +66,11 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
         assert record == own  # the same record, exact characters, on one line
         assert lines[row["line"] - 1] == json.dumps(own, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         seen.setdefault(row["download"], []).append(tid)
-        page = (lean / row["path"] / "index.html").read_text(encoding="utf-8")
+        assert row["path"] == f"{version}/t/{fold(tid)}/{tid}.html"  # a file of its folder of 256 (site layout 3)
+        page = (lean / row["path"]).read_text(encoding="utf-8")
         link = re.search(r'<a href="([^"]+)">Download this transcript[^<]*</a>: line (\d+) ', page)
         assert link and int(link.group(2)) == row["line"]
-        assert (lean / row["path"] / link.group(1)).resolve() == (lean / row["download"]).resolve()
+        assert (lean / row["path"]).parent.joinpath(link.group(1)).resolve() == (lean / row["download"]).resolve()
     for other in ("data/t/0g/r.jsonl.gz", "data/t/0f/r.json", "data/t/0f/a/r.jsonl.gz", "data/t/0f/.jsonl.gz",
                   "t/0f/r.jsonl.gz", "data/t/0f/r.jsonl"):  # fmt: skip
         assert run_download(f"{version}/{other}") is None
@@ -88,7 +90,9 @@ def test_an_item_page_lists_each_response_with_its_link_and_result_but_not_its_t
         text = page.read_text(encoding="utf-8")
         whole = (full / page.relative_to(lean)).read_text(encoding="utf-8")
         cards = re.findall(r'<h3 id="card-\d+">.*?<a href="([^"]+)">', text)
-        assert cards == re.findall(r'<h3 id="card-\d+">.*?<a href="([^"]+)">', whole)  # the same responses
+        pages_of_full = re.findall(r'<h3 id="card-\d+">.*?<a href="([^"]+)/">', whole)
+        assert cards == [f"{link}.html" for link in pages_of_full]  # the same responses, each a file (layout 3)
+        assert all((page.parent / link).is_file() for link in cards)
         assert 'class="mini-turn' in whole and 'class="mini-turn' not in text  # the cards' texts
         assert "lean layout" in text and len(text) < len(whole)
     rubric = "halees-dual-layer/halees-dual-layer-v1"  # a benchmark without the option keeps every response's text
@@ -124,6 +128,24 @@ def test_a_merge_refuses_a_lean_download_of_a_run_the_version_lacks(sites, tmp_p
     rel = next(r for r in manifest["files"] if r.endswith(".jsonl.gz"))
     forged = rel.rsplit("/", 1)[0] + "/no-such-run.jsonl.gz"
     manifest["files"][forged] = manifest["files"][rel]
+    shutil.copy(shard / rel, shard / forged)
+    (shard / "publish-manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert run(content, runs, "merge", str(shard), "--out", str(tmp_path / "merged")) == 1
+    assert f"lists {forged}, which no shard build of {TUCKER} writes" in capsys.readouterr().err
+
+
+def test_a_merge_refuses_a_transcript_page_where_the_versions_layout_does_not_put_it(sites, tmp_path, capsys):
+    """A lean version's transcript page is the file t/<ff>/<tid>.html (site layout 3): a shard that lists it in a
+    folder of its own, as the full layout has it, lists a page no build of that version writes."""
+    content, runs, _, _ = sites
+    shard = tmp_path / "tucker"
+    assert run(content, runs, "--only", TUCKER, "--out", str(shard)) == 0
+    manifest = json.loads((shard / "publish-manifest.json").read_text())
+    rel = next(r for r in manifest["files"] if re.fullmatch(rf"{TUCKER}/t/[0-9a-f]{{2}}/[^/]+\.html", r))
+    forged = rel.removesuffix(".html") + "/index.html"
+    manifest["files"][forged] = manifest["files"][rel]
+    (shard / forged).parent.mkdir()
     shutil.copy(shard / rel, shard / forged)
     (shard / "publish-manifest.json").write_text(json.dumps(manifest))
     capsys.readouterr()
@@ -194,6 +216,7 @@ def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
     keyed = keyed_urls(release)
     assert set(page_keys(release, "base")) == keyed
     assert any(url.endswith(".jsonl.gz") for url in keyed) and any(url.endswith(".json") for url in keyed)
+    assert any(re.fullmatch(r"/tuckerbench/v1-pilot/t/[0-9a-f]{2}/[^/]+\.html", url) for url in keyed)  # its pages
 
 
 def test_real_results_published_lean_keep_every_record_of_their_full_downloads(tmp_path):

@@ -49,7 +49,7 @@ def test_a_transcript_or_item_asked_for_in_another_folder_is_not_a_page(demo):
 
 def test_the_manifest_names_the_layout_and_each_transcripts_own_sources(built_site: Path):
     manifest = json.loads((built_site / "publish-manifest.json").read_text(encoding="utf-8"))
-    assert manifest["site_layout"] == LAYOUT == 2
+    assert manifest["site_layout"] == LAYOUT == 3
     tid = "demo-model-a-run1--004--a1"
     for rel in (f"uzbek-pack/0.1.0/t/{fold(tid)}/{tid}/index.html", f"uzbek-pack/0.1.0/data/t/{fold(tid)}/{tid}.json"):
         assert manifest["files"][rel]["sources"] == ["runs/uzbek-pack/demo-model-a-run1/responses.jsonl"]

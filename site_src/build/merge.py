@@ -48,7 +48,8 @@ SEARCH_FILE = re.compile(  # what Pagefind writes into a bundle, less the interf
 PART = re.compile(r"(?:[2-9]|[1-9][0-9]{1,2})/")  # a later part's folder within a run's bundle (search_index.parts_of)
 MAX_MANIFEST = 1 << 30
 HEX64 = re.compile(r"[0-9a-f]{64}")
-TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/[^/]+/index\.html|data/t/[0-9a-f]{2}/[^/]+\.json")  # in a version
+# a transcript's page (full layout: a folder's index; lean: a file) or own download, in a version's folder
+TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/(?:[^/]+/index|(?P<lean>[^/]+))\.html|data/t/[0-9a-f]{2}/[^/]+\.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,9 +333,12 @@ def _written(rel: str, bundle: str | None, view: VersionView, part: tuple[int, i
     download = run_download(rel)
     if download:  # its folder is not checked: the merge has no transcripts to tell which folders a run has
         return lean and download[3] in view.runs
-    if TRANSCRIPT_FILE.fullmatch(inside):
+    transcript = TRANSCRIPT_FILE.fullmatch(inside)
+    if transcript:
         page = inside.startswith("t/")
-        tid = inside.split("/")[-2] if page else inside.rsplit("/", 1)[-1].removesuffix(".json")
+        if page and lean != bool(transcript["lean"]):  # a page where the version's layout does not put it
+            return False
+        tid = (transcript["lean"] or inside.split("/")[-2]) if page else inside.rsplit("/", 1)[-1].removesuffix(".json")
         return (page or not lean) and inside.split("/")[1 if page else 2] == fold(tid)
     return _routed(rel, view) and (part is None or _slicer(view).of(rel, part[1]) == part[0])
 

@@ -36,7 +36,7 @@ from .. import worked_out
 from ..outdir import file_for
 from ..release import Release, VersionView, paginate
 from ..site.app import CARDS_PER_PAGE, item_analysis, item_entrants, result_states
-from ..site.downloads import is_lean, run_parts
+from ..site.downloads import is_lean, run_parts, transcript_endpoint
 from ..site.headtohead import pair_keys
 from ..site.urls import page_url
 
@@ -131,8 +131,9 @@ def search_keys(release: Release, base: str) -> dict[str, str]:
     keys: dict[str, str] = {}
     for view in release.views:
         frame, entrants, runs, records = _shared(view, base)
+        page = transcript_endpoint(view)
         for tid, t in view.transcripts.items():
-            url = page_url("transcript", {"bench": view.bench.id, "version": view.version.id, "tid": tid})
+            url = page_url(page, {"bench": view.bench.id, "version": view.version.id, "tid": tid})
             keys[file_for(url)] = key_of(frame, entrants, tid, records[tid][TEXT], runs[t.run_id])
     return keys
 
@@ -156,7 +157,7 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     lean = is_lean(view)
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid][SHOWN], runs[t.run_id], view.neighbours.get(tid))
-        for endpoint in ("transcript",) if lean else ("transcript", "transcript_json"):
+        for endpoint in ("lean_transcript",) if lean else ("transcript", "transcript_json"):
             yield page_url(endpoint, {"bench": b, "version": v, "tid": tid}), key
     for (run_id, folder), tids in run_parts(view).items() if lean else ():
         key = key_of(frame, run_id, runs[run_id], [(tid, records[tid][SHOWN]) for tid in tids])

@@ -137,6 +137,9 @@ def _add_links(app: Flask, release: Release, base_path: str, build_date: str | N
         current = "/" if request.endpoint == "not_found" else request.path
 
         def link(endpoint: str, **values: Any) -> str:
+            if endpoint == "transcript":  # at the address its version's layout gives it
+                view = release.view(values["bench"], values["version"])
+                endpoint = downloads.transcript_endpoint(view) if view else endpoint
             key = (request.script_root, endpoint, tuple(sorted(values.items())))
             if key not in urls:
                 urls[key] = url_for(endpoint, **values)
@@ -198,7 +201,8 @@ def _add_site_pages(app: Flask, release: Release) -> None:
 
     @app.route("/404.html")
     def not_found() -> str:
-        return render_template("404.html", site_layout=LAYOUT)
+        lean = sorted(bench.id for bench, _ in release.benchmarks() if bench.layout == "lean")
+        return render_template("404.html", site_layout=LAYOUT, lean=lean)
 
     @app.errorhandler(404)
     def missing(_: Exception) -> tuple[str, int]:
@@ -368,10 +372,19 @@ def _add_item_and_transcript_pages(app: Flask, release: Release) -> None:
 
     @app.route("/<bench>/<version>/t/<fold:fold>/<tid>/")
     def transcript(bench: str, version: str, tid: str) -> str:
-        view = _view_or_404(release, bench, version)
-        if tid not in view.transcripts:
-            abort(404)
-        return render_template("transcript.html", **transcript_context(view, tid))
+        return _transcript_page(release, bench, version, tid, "transcript")
+
+    @app.route("/<bench>/<version>/t/<fold:fold>/<tid>.html")
+    def lean_transcript(bench: str, version: str, tid: str) -> str:
+        return _transcript_page(release, bench, version, tid, "lean_transcript")
+
+
+def _transcript_page(release: Release, bench: str, version: str, tid: str, endpoint: str) -> str:
+    """A transcript's page, at the one address its version's layout gives it (downloads.transcript_endpoint)."""
+    view = _view_or_404(release, bench, version)
+    if tid not in view.transcripts or downloads.transcript_endpoint(view) != endpoint:
+        abort(404)
+    return render_template("transcript.html", **transcript_context(view, tid))
 
 
 def _item_page(view: VersionView, item_id: str, number: int) -> str:

@@ -181,7 +181,7 @@ def _list_row(view: VersionView, t: Any) -> dict[str, Any]:
     endpoint, values, line = transcript_download(view, t.id)
     return {
         "id": t.id,
-        "path": (page_url("transcript", names) or "")[1:],
+        "path": (page_url(transcript_endpoint(view), names) or "")[1:],
         "download": (page_url(endpoint, values) or "")[1:],
         **({"line": line} if line else {}),
         "entrant": view.entrants[t.entrant_id].label,
@@ -224,6 +224,12 @@ def items_list_json(view: VersionView, analysis: dict[str, dict[str, Any]]) -> s
 def is_lean(view: VersionView) -> bool:
     """Whether the version is published in the lean layout (benchmark.yaml's layout: docs/site-layout.md)."""
     return view.bench.layout == "lean"
+
+
+def transcript_endpoint(view: VersionView) -> str:
+    """The app's endpoint of a transcript's page in the version's layout: t/<ff>/<tid>/ (full) or t/<ff>/<tid>.html
+    (lean)."""
+    return "lean_transcript" if is_lean(view) else "transcript"
 
 
 def run_parts(view: VersionView) -> dict[tuple[str, str], list[str]]:

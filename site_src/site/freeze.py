@@ -22,7 +22,7 @@ from ..release import Release, VersionView, paginate
 from ..workers import forked
 from .app import CARDS_PER_PAGE, create_app
 from .charts import charts_for
-from .downloads import is_lean, list_parts, run_parts
+from .downloads import is_lean, list_parts, run_parts, transcript_endpoint
 from .headtohead import pair_keys
 from .urls import page_url
 
@@ -245,9 +245,9 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
         _, item_pages = paginate(cards, 1, CARDS_PER_PAGE)
         for n in range(1, item_pages + 1):
             yield "item", {"bench": b, "version": v, "item_id": item_id, "number": n}
-    lean = is_lean(view)
+    lean, page = is_lean(view), transcript_endpoint(view)
     for tid in view.transcripts:
-        yield "transcript", {"bench": b, "version": v, "tid": tid}
+        yield page, {"bench": b, "version": v, "tid": tid}
         if not lean:
             yield "transcript_json", {"bench": b, "version": v, "tid": tid}
     for run_id, folder in run_parts(view) if lean else ():

@@ -21,6 +21,7 @@ from pagefind_bin import get_executable
 from ..outdir import file_for
 from ..progress import SILENT, Progress
 from ..release import Release, VersionView
+from .downloads import transcript_endpoint
 from .urls import fold, page_url
 
 # the reader's search page loads Pagefind's engine and index only; its ready-made interfaces are not published
@@ -81,10 +82,11 @@ def _bundles_of(view: VersionView) -> dict[str, list[str]]:
     for tid, t in view.transcripts.items():
         by_run.setdefault(t.run_id, []).append(tid)
     out: dict[str, list[str]] = {}
+    endpoint = transcript_endpoint(view)
     for run_id, tids in by_run.items():
         count = parts_of(len(tids))
         for tid in tids:
-            page = file_for(page_url("transcript", {"bench": b, "version": v, "tid": tid}))
+            page = file_for(page_url(endpoint, {"bench": b, "version": v, "tid": tid}))
             part = int(fold(tid), 16) * count // 256 + 1
             out.setdefault(bundle_dir(b, v, run_id, part), []).append(page)
     return {name: sorted(pages) for name, pages in out.items()}

@@ -11,8 +11,11 @@ from typing import Any
 
 from ..outdir import site_path
 
-LAYOUT = 2  # the site's URL layout: 2 puts each transcript and item in a folder of 256 (docs/site-layout.md)
-FOLDED = {"transcript": "tid", "transcript_json": "tid", "item": "item_id"}  # endpoint -> the id its folder is of
+# the site's URL layout (docs/site-layout.md): 2 put each transcript and item in a folder of 256, 3 a lean layout's
+# transcript page in a file of that folder (t/<ff>/<tid>.html) rather than a folder of its own
+LAYOUT = 3
+# endpoint -> the id its folder is of
+FOLDED = {"transcript": "tid", "lean_transcript": "tid", "transcript_json": "tid", "item": "item_id"}
 RUN_DOWNLOAD = re.compile(r"([^/]+)/([^/]+)/data/t/([0-9a-f]{2})/([^/]+)\.jsonl\.gz")  # the lean layout's
 
 
@@ -51,6 +54,8 @@ def _page_url(endpoint: str, values: dict[str, Any]) -> str | None:
     b, v = values["bench"], values["version"]
     if endpoint == "transcript":
         return f"/{b}/{v}/t/{fold(values['tid'])}/{values['tid']}/"
+    if endpoint == "lean_transcript":  # the lean layout's: a file, where a folder of its own costs a million folders
+        return f"/{b}/{v}/t/{fold(values['tid'])}/{values['tid']}.html"
     if endpoint == "transcript_json":
         return f"/{b}/{v}/data/t/{fold(values['tid'])}/{values['tid']}.json"
     if endpoint == "transcripts_jsonl":  # the lean layout's download of a run's transcripts in one folder

@@ -43,5 +43,7 @@ def test_without_javascript_the_404_page_says_where_old_links_went(chromium_brow
     page = context.new_page()
     page.goto(site_url + f"{VERSION}t/{TID}/")
     assert page.url.endswith(f"t/{TID}/")
-    assert "forwarded to its page when JavaScript is on" in page.locator("#moved-pages").inner_text()
+    said = page.locator("#moved-pages").inner_text()
+    assert "When JavaScript is on, these links are forwarded to the page they meant" in said
+    assert "Without JavaScript, find the transcript or item from its version's lists" in said
     context.close()

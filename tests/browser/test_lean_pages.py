@@ -1,8 +1,9 @@
 """The lean layout in a browser, served from a sub-path, on the demo built with TuckerBench lean and on real results
 (an Inspect agent log with tool calls, AlpacaEval's text_davinci_001 folder; tests/fixtures/, with their licences)
-imported lean: a transcript's page links to the JSON Lines file (gzip) that holds it, at the line it names; a link
-to its own download (which the lean layout does not write) is forwarded by the 404 page to its page; an item's page
-links each response's page and leaves its text out."""
+imported lean: a transcript's page (a file, t/<ff>/<transcript>.html, since site layout 3) links to the JSON Lines
+file (gzip) that holds it, at the line it names; a link to its own download (which the lean layout does not write) or
+to its page in a folder of its own (layout 2) is forwarded by the 404 page to its page; an item's page links each
+response's page and leaves its text out."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def lean_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_a_transcript_page_links_to_the_line_of_the_file_that_holds_it(page, lean_url):
-    page.goto(lean_url + f"{VERSION}t/{fold(TID)}/{TID}/")
+    page.goto(lean_url + f"{VERSION}t/{fold(TID)}/{TID}.html")
     link = page.get_by_role("link", name="Download this transcript with its judgments")
     said = link.locator("xpath=..").inner_text()
     line = int(said.split(": line ")[1].split(" ")[0])
@@ -52,9 +53,26 @@ def test_a_transcript_page_links_to_the_line_of_the_file_that_holds_it(page, lea
 def test_a_link_to_a_transcripts_own_download_is_forwarded_to_its_page(page, lean_url):
     response = page.goto(lean_url + f"{VERSION}data/t/{fold(TID)}/{TID}.json")
     assert response.status == 404
-    page.wait_for_url(f"**/t/{fold(TID)}/{TID}/")
+    page.wait_for_url(f"**/t/{fold(TID)}/{TID}.html")
     assert page.get_by_role("heading", level=1).inner_text().startswith("The office kettle")
     assert page.get_by_role("link", name="Download this transcript with its judgments").is_visible()
+
+
+def test_a_link_to_a_lean_transcripts_page_in_a_folder_of_its_own_is_forwarded_to_its_file(page, lean_url):
+    """Site layout 2 gave a lean transcript's page a folder of its own; layout 3 makes it a file of its folder of
+    256. An old link, with its query and fragment, reaches the page, and a link to no transcript stops on the 404
+    page after one forwarding."""
+    response = page.goto(lean_url + f"{VERSION}t/{fold(TID)}/{TID}/?from=old#turn-2")
+    assert response.status == 404
+    page.wait_for_url(f"**/t/{fold(TID)}/{TID}.html?from=old#turn-2")
+    assert page.get_by_role("heading", level=1).inner_text().startswith("The office kettle")
+    seen: list[str] = []
+    page.on("framenavigated", lambda frame: seen.append(frame.url) if frame == page.main_frame else None)
+    page.goto(lean_url + f"{VERSION}t/{fold('none')}/none/")
+    page.wait_for_url(f"**/t/{fold('none')}/none.html")
+    page.wait_for_timeout(300)
+    assert page.get_by_role("heading", name="Page not found").is_visible()
+    assert len(seen) == 2, seen
 
 
 REAL = [  # (importer, benchmark, fixture, options)
@@ -89,7 +107,8 @@ def _rows(site: Path, version: str) -> list[dict]:
 def test_a_real_transcripts_page_links_to_its_line_and_its_old_download_forwards_to_it(page, real_lean, version):
     url, site = real_lean
     row = _rows(site, version)[0]
-    path = row["path"].rstrip("/") + "/"
+    path = row["path"]
+    assert path.endswith(".html")
     page.goto(url + path)
     link = page.get_by_role("link", name=re.compile("^Download this transcript"))
     said = link.locator("xpath=..").inner_text()
@@ -115,11 +134,11 @@ def test_a_real_items_lean_page_links_each_response_and_leaves_its_text_out(page
     hrefs = {urljoin(page.url, a) for a in page.locator("main a").evaluate_all("links => links.map(a => a.href)")}
     shown = " ".join(page.locator("main").inner_text().split())
     for row in rows:
-        assert url + row["path"].rstrip("/") + "/" in hrefs
+        assert url + row["path"] in hrefs
         record = json.loads(unpacked(site / row["download"]).splitlines()[row["line"] - 1])
         said = next(t["content"] for t in record["transcript"]["turns"] if t["role"] == "assistant")
         text = " ".join(said.split())[:60]
         assert text and text not in shown
     assert not wcag_violations(page)
-    page.goto(url + rows[-1]["path"].rstrip("/") + "/")  # where the last one's text is
+    page.goto(url + rows[-1]["path"])  # where the last one's text is
     assert text in " ".join(page.locator("main").inner_text().split())

@@ -185,7 +185,15 @@
   // a transcript's own download, on a benchmark published in the lean layout (which has none): forwarded to the
   // transcript's page, which names the file and the line that hold it
   var own = location.pathname.match(/^(.*\/)data\/t\/([0-9a-f]{2})\/([^\/]+)\.json$/);
-  if (moved && own && !old) { location.replace(own[1] + "t/" + own[2] + "/" + own[3] + "/" + location.hash); }
+  if (moved && own && !old) { location.replace(own[1] + "t/" + own[2] + "/" + own[3] + ".html" + location.hash); }
+
+  // a transcript's page in a folder of its own, on a benchmark published in the lean layout (site layout 3 made it
+  // a file of its folder of 256): forwarded to that file. The page names the lean benchmarks (data-lean).
+  var folder = location.pathname.match(/^(.*\/([^\/]+)\/[^\/]+\/t\/[0-9a-f]{2}\/)([^\/]+)\/$/);
+  var lean = moved ? (moved.getAttribute("data-lean") || "").split(" ") : [];
+  if (folder && !old && lean.indexOf(folder[2]) >= 0) {
+    location.replace(folder[1] + folder[3] + ".html" + location.search + location.hash);
+  }
 
   // ---- search with the static Pagefind indexes (one bundle per run, merged here); results are built from text
   // nodes only. The query and the benchmark filter live in the URL (?q=…&benchmark=…), so a search can be shared.
