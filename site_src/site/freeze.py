@@ -139,7 +139,9 @@ def render_urls(
     jobs = min(jobs, len(chunks))
     linked: set[str] = set()
     global _WORK
-    _WORK = (app, dest, scan.call if scan else None, sums is not None, listed)  # inherited by the forked workers
+    # inherited by the forked workers; the set: folders made or found (a lean version's pages share 256 folders,
+    # and a page in one made before needs no mkdir call), each worker's its own
+    _WORK = (app, dest, scan.call if scan else None, sums is not None, listed, set())
     sums = {} if sums is None else sums
     collecting = gc.isenabled()
     gc.freeze()  # the release is read-only from here: keep the collector from touching (and so copying) it
@@ -163,14 +165,14 @@ def render_urls(
 
 
 CHUNK = 100  # pages per task: small enough to balance two workers, large enough to keep the queue cheap
-_WORK: tuple[Any, Path, Callable[[str, bytes], list[Any]] | None, bool, Container[str]] | None = None
+_WORK: tuple[Any, Path, Callable[[str, bytes], list[Any]] | None, bool, Container[str], set[Path]] | None = None
 
 
 def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Any], dict[str, bytes]]:
     """In a worker: fetch each page from the app, write it where a static server will find it, scan what it wrote
     and hash it while the bytes are at hand, and return the site-internal links the pages asked url_for for."""
     assert _WORK is not None
-    app, dest, scan, hash_them, listed = _WORK
+    app, dest, scan, hash_them, listed, made = _WORK
     found: list[Any] = []
     hashed: dict[str, bytes] = {}
     seen: list[tuple[str, dict[str, Any]]] = []
@@ -184,7 +186,9 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Any], dict[str, 
             raise ValueError(f"Unexpected status {response.status!r} on URL {url}")
         rel = file_for(url)
         path = dest / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
         response.direct_passthrough = False  # a static file's response streams it: read it whole
         data = response.get_data()
         path.write_bytes(data)

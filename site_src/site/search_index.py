@@ -107,9 +107,12 @@ def index_bundle(site: Path, name: str, pages: list[str], kept: Path | None = No
     """Index pages into site/name: Pagefind reads a mirror holding only those pages (hard links, at the same
     paths, so result URLs are the site's own). A page not in site is one kept from the last build, in kept."""
     with tempfile.TemporaryDirectory(prefix=".search-", dir=site.parent) as mirror:
+        made: set[Path] = set()
         for page in pages:
             target = Path(mirror) / page
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
             os.link(site / page if kept is None or (site / page).exists() else kept / page, target)
         result = subprocess.run(  # the binary itself: no Python started to find it for each bundle
             [str(get_executable()), "--site", mirror, "--output-path", str(site / name), "--silent"],
