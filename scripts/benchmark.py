@@ -380,7 +380,7 @@ def by_slices(
     print(f"total CPU {cpu:.0f} s (one build: {whole[3]:.0f} s); largest read job {max(r[0] for r in reads):.1f} s "
           f"wall, {max(r[1] for r in reads):.0f} MB; largest slice {max(s[0] for s in slices):.1f} s wall, "
           f"{max(s[1] for s in slices):.0f} MB; merge {merge[0]:.1f} s wall, {merge[1]:.0f} MB, "
-          f"{merge[3] / cpu:.0%} of the CPU")  # fmt: skip
+          f"{merge[3] / cpu:.1%} of the CPU")  # fmt: skip
     print(f"the merged site is {'byte-identical to' if same else 'NOT the same as'} one build's")
     project_slices(n, reads, slices, merge, runners, projected)
 
@@ -416,6 +416,20 @@ def project_slices(n: int, reads: list, slices: list, merge: tuple, runners: int
           f"a slice {slice_wall / 60:.1f} min ({fixed * scale / 60:.1f} min of it the whole version's read and "
           f"score), then the merge {merge_wall / 60:.1f} min: {(read_wall + slice_wall + merge_wall) / 60:.1f} min "
           "in all")  # fmt: skip
+    reads_cpu, slices_cpu, merge_cpu = projected_cpu(reads, slices, merge, runners, scale)
+    print(f"projected CPU: the read jobs {reads_cpu / 60:.0f} min, {runners} slices {slices_cpu / 60:.0f} min, the "
+          f"merge {merge_cpu / 60:.0f} min ({merge_cpu / (reads_cpu + slices_cpu + merge_cpu):.1%} of it)")  # fmt: skip
+
+
+def projected_cpu(reads: list, slices: list, merge: tuple, runners: int, scale: float) -> tuple[float, float, float]:  # noqa: ANN001
+    """CPU seconds of the read jobs, the slices and the merge for the projected release in as many slices as runners,
+    each measured figure grown by scale: a slice's own phases summed over the slices (they split the transcripts
+    whatever their count), plus the whole-version phases once for each of the `runners` slices. Those phases are
+    counted by their wall time, which is their CPU in one process and less than it where the run files are hashed
+    on every core: the slices' CPU is counted low, so the merge's share high, never low."""
+    fixed = [_phases(s[2])[0] for s in slices]
+    slices_cpu = runners * max(fixed) + sum(s[3] for s in slices) - sum(fixed)
+    return sum(r[3] for r in reads) * scale, slices_cpu * scale, merge[3] * scale
 
 
 def growth(now: tuple[int, float], before: tuple[int, float] | None) -> str:

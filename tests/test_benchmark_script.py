@@ -70,6 +70,26 @@ def test_the_sliced_benchmark_runs_each_read_job_slice_and_the_merge_and_checks_
     assert "the merged site is byte-identical to one build's" in done.stdout
     projected = r"^projected for 1,000,000 transcripts on 16 runners: a read job [\d.]+ min, then a slice [\d.]+ min"
     assert re.search(projected, done.stdout, re.M)
+    share = r"^projected CPU: the read jobs \d+ min, 16 slices \d+ min, the merge \d+ min \([\d.]+% of it\)$"
+    assert re.search(share, done.stdout, re.M), done.stdout
+
+
+def test_the_projected_cpu_counts_the_whole_versions_phases_once_for_each_runners_slice(monkeypatch):
+    """At a million transcripts in 16 slices, each slice still reads and scores the whole version: the CPU projected
+    counts those phases 16 times, and each slice's own phases (which split the transcripts) once in all."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    spec = importlib.util.spec_from_file_location("benchmark_script", ROOT / "scripts/benchmark.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    reads = [(1.0, 100, {}, 2.0), (1.0, 100, {}, 3.0)]  # (wall, peak MB, phases, CPU)
+    slices = [(9.0, 500, {"read": 1.0, "score": 2.0, "render": 6.0, "total": 9.0}, 12.0),
+              (9.0, 500, {"read": 1.5, "score": 2.5, "render": 5.0, "total": 9.0}, 14.0)]  # fmt: skip
+    merge = (4.0, 300, {}, 5.0)
+    reads_cpu, slices_cpu, merge_cpu = bench.projected_cpu(reads, slices, merge, runners=16, scale=10)
+    assert reads_cpu == 50.0 and merge_cpu == 50.0
+    assert slices_cpu == (16 * 4.0 + (12.0 - 3.0) + (14.0 - 4.0)) * 10  # the largest slice's whole-version phases
 
 
 def test_the_whole_publish_is_timed_against_hugo_and_pagefind_in_alternating_rounds():
