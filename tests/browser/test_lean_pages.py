@@ -75,6 +75,18 @@ def test_a_link_to_a_lean_transcripts_page_in_a_folder_of_its_own_is_forwarded_t
     assert len(seen) == 2, seen
 
 
+def test_search_finds_a_lean_transcript_and_its_result_opens_its_page_file(page, lean_url):
+    """Pagefind indexes a lean page by its file's own URL (t/<ff>/<transcript>.html): a result opens the page."""
+    page.goto(lean_url + "search/?q=Louvre")
+    page.wait_for_selector("[data-search-results] li a")
+    links = page.locator("[data-search-results] li a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert hrefs and all(re.fullmatch(r"/repo/tuckerbench/v1-pilot/t/[0-9a-f]{2}/[^/]+\.html", h) for h in hrefs), hrefs
+    links.first.click()
+    page.wait_for_url("**/t/*/*.html")
+    assert page.get_by_role("link", name="Download this transcript with its judgments").is_visible()
+
+
 REAL = [  # (importer, benchmark, fixture, options)
     ("inspect", "agent", ROOT / "tests/fixtures/inspect_ai/metr/small.eval", ["--publish-reasoning"]),
     ("alpaca-eval", "alpaca", ROOT / "tests/fixtures/alpaca_eval/text_davinci_001", ["--annotator=alpaca_eval_gpt4"]),
@@ -123,6 +135,22 @@ def test_a_real_transcripts_page_links_to_its_line_and_its_old_download_forwards
     assert page.goto(url + old).status == 404
     page.wait_for_url(f"**/{path}")
     assert page.get_by_role("link", name=re.compile("^Download this transcript")).is_visible()
+
+
+def test_search_over_real_lean_results_opens_the_page_file_of_the_transcript_that_holds_the_word(page, real_lean):
+    """A word of a real AlpacaEval output, searched on the lean site: its transcript's page file is among the results,
+    and every result is a lean page file."""
+    url, site = real_lean
+    row = _rows(site, "alpaca/v1")[0]
+    record = json.loads(unpacked(site / row["download"]).splitlines()[row["line"] - 1])
+    said = next(t["content"] for t in record["transcript"]["turns"] if t["role"] == "assistant")
+    word = max(re.findall(r"[a-z]{6,}", said.lower()), key=len)  # a long plain word of its text
+    page.goto(url + f"search/?q={word}")
+    page.wait_for_selector("[data-search-results] li a")
+    links = page.locator("[data-search-results] li a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert all(h.endswith(".html") and "/t/" in h for h in hrefs), hrefs
+    assert f"/repo/{row['path']}" in hrefs, (word, hrefs)
 
 
 def test_a_real_items_lean_page_links_each_response_and_leaves_its_text_out(page, real_lean):
