@@ -74,6 +74,11 @@ def test_a_link_to_a_lean_transcripts_page_in_a_folder_of_its_own_is_forwarded_t
     assert page.get_by_role("heading", name="Page not found").is_visible()
     assert len(seen) == 2, seen
 
+    # layout 1's address (no folder of 256): forwarded to layout 2's, then to the file
+    page.goto(lean_url + f"{VERSION}t/{TID}/#turn-2")
+    page.wait_for_url(f"**/t/{fold(TID)}/{TID}.html#turn-2")
+    assert page.get_by_role("heading", level=1).inner_text().startswith("The office kettle")
+
 
 def test_search_finds_a_lean_transcript_and_its_result_opens_its_page_file(page, lean_url):
     """Pagefind indexes a lean page by its file's own URL (t/<ff>/<transcript>.html): a result opens the page."""
