@@ -56,6 +56,14 @@ def url_of(file: str) -> str:
     return "/" + file.removesuffix("index.html")
 
 
+def make_parent(path: Path, made: set[Path]) -> None:
+    """Make the folder path lies in (and its parents) unless made holds it, then note it there: files written in
+    folders they share (a lean version's pages share 256) cost one mkdir call a folder, not one a file."""
+    if path.parent not in made:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        made.add(path.parent)
+
+
 def files_below(root: Path) -> list[str]:
     """Every file (and symbolic link) below root, as sorted relative POSIX paths. os.scandir tells folders, files
     and links apart without a call per entry: pathlib's rglob is several times slower at tens of thousands of files,

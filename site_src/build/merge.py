@@ -335,11 +335,11 @@ def _written(rel: str, bundle: str | None, view: VersionView, part: tuple[int, i
         return lean and download[3] in view.runs
     transcript = TRANSCRIPT_FILE.fullmatch(inside)
     if transcript:
-        page = inside.startswith("t/")
-        if page and lean != bool(transcript["lean"]):  # a page where the version's layout does not put it
-            return False
-        tid = (transcript["lean"] or inside.split("/")[-2]) if page else inside.rsplit("/", 1)[-1].removesuffix(".json")
-        return (page or not lean) and inside.split("/")[1 if page else 2] == fold(tid)
+        if inside.startswith("t/"):  # its page: a file in the lean layout, a folder's index in the full one
+            tid, folder = transcript["lean"] or inside.split("/")[-2], inside.split("/")[1]
+            return lean == bool(transcript["lean"]) and folder == fold(tid)
+        tid, folder = inside.rsplit("/", 1)[-1].removesuffix(".json"), inside.split("/")[2]  # its own download
+        return not lean and folder == fold(tid)
     return _routed(rel, view) and (part is None or _slicer(view).of(rel, part[1]) == part[0])
 
 

@@ -157,7 +157,7 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
     lean = is_lean(view)
     for tid, t in view.transcripts.items():
         key = key_of(frame, entrants, tid, records[tid][SHOWN], runs[t.run_id], view.neighbours.get(tid))
-        for endpoint in ("lean_transcript",) if lean else ("transcript", "transcript_json"):
+        for endpoint in (transcript_endpoint(view),) if lean else ("transcript", "transcript_json"):
             yield page_url(endpoint, {"bench": b, "version": v, "tid": tid}), key
     for (run_id, folder), tids in run_parts(view).items() if lean else ():
         key = key_of(frame, run_id, runs[run_id], [(tid, records[tid][SHOWN]) for tid in tids])

@@ -155,8 +155,8 @@ def _read(path: str) -> tuple[bytes, os.stat_result] | None:
 
 
 def _make_folder(folder: str) -> None:
-    """A folder of the new site, and its parents if they are missing: the one call mkdir for most (a transcript's
-    page has a folder of its own)."""
+    """A folder of the new site, and its parents if they are missing: one mkdir call for most (a transcript's page in
+    the full layout has a folder of its own)."""
     try:
         os.mkdir(folder)
     except FileNotFoundError:

@@ -201,7 +201,7 @@ def _add_site_pages(app: Flask, release: Release) -> None:
 
     @app.route("/404.html")
     def not_found() -> str:
-        lean = sorted(bench.id for bench, _ in release.benchmarks() if bench.layout == "lean")
+        lean = sorted({view.bench.id for view in release.views if downloads.is_lean(view)})
         return render_template("404.html", site_layout=LAYOUT, lean=lean)
 
     @app.errorhandler(404)

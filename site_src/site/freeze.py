@@ -16,7 +16,7 @@ from flask import url_for
 from flask_frozen import Freezer
 from jinja2 import BytecodeCache
 
-from ..outdir import file_for, site_path
+from ..outdir import file_for, make_parent, site_path
 from ..progress import SILENT, Progress
 from ..release import Release, VersionView, paginate
 from ..workers import forked
@@ -186,9 +186,7 @@ def _render_chunk(urls: list[str]) -> tuple[int, set[str], list[Any], dict[str, 
             raise ValueError(f"Unexpected status {response.status!r} on URL {url}")
         rel = file_for(url)
         path = dest / rel
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
+        make_parent(path, made)
         response.direct_passthrough = False  # a static file's response streams it: read it whole
         data = response.get_data()
         path.write_bytes(data)

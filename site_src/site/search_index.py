@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pagefind_bin import get_executable
 
-from ..outdir import file_for
+from ..outdir import file_for, make_parent
 from ..progress import SILENT, Progress
 from ..release import Release, VersionView
 from .downloads import transcript_endpoint
@@ -110,9 +110,7 @@ def index_bundle(site: Path, name: str, pages: list[str], kept: Path | None = No
         made: set[Path] = set()
         for page in pages:
             target = Path(mirror) / page
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
+            make_parent(target, made)
             os.link(site / page if kept is None or (site / page).exists() else kept / page, target)
         result = subprocess.run(  # the binary itself: no Python started to find it for each bundle
             [str(get_executable()), "--site", mirror, "--output-path", str(site / name), "--silent"],
