@@ -194,3 +194,26 @@ def _colour_classes(view: VersionView) -> dict[str, str]:
 def paginate(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int]:
     pages = max(1, -(-len(items) // size))
     return items[(page - 1) * size : page * size], pages
+
+
+def pages_linked(number: int, pages: int) -> list[int | None]:
+    """The page numbers a pager shows on page `number` of `pages`, ascending, with None where it skips some.
+
+    The first and the last page, the two on each side, and jumps of 10, 100, 1,000 … each way: a few dozen links
+    at most, so a list's pages do not each grow with their count (listing every page made a list of n pages
+    hold n² links), and any page is reached in a few clicks."""
+    shown = {1, pages, *range(number - 2, number + 3)}
+    step = 10
+    while step < pages:
+        shown.update((number - step, number + step))
+        step *= 10
+    linked: list[int | None] = []
+    last = 0  # page 1 is always shown, so it comes first
+    for n in sorted(n for n in shown if 1 <= n <= pages):
+        if n - last == 2:  # a gap of one page shows that page
+            linked.append(n - 1)
+        elif n - last > 2:
+            linked.append(None)
+        linked.append(n)
+        last = n
+    return linked

@@ -17,7 +17,7 @@ from werkzeug.routing import BaseConverter
 from .. import GENERATOR
 from ..changes import LEVEL as CHANGES_LEVEL
 from ..paths import TEMPLATES
-from ..release import Release, VersionView, paginate
+from ..release import Release, VersionView, pages_linked, paginate
 from ..systems import system_part, systems
 from . import downloads, search_index
 from .charts import charts_for
@@ -43,6 +43,7 @@ FILTERS = {
     "markdown": markdown,
     "markers": count_markers,
     "ord": ord,
+    "pages_linked": pages_linked,
     "json_text": lambda v: json.dumps(v, ensure_ascii=False, indent=1),
 }
 
