@@ -100,6 +100,23 @@ def test_an_item_page_lists_each_response_with_its_link_and_result_but_not_its_t
     assert first.read_bytes() == (full / first.relative_to(lean)).read_bytes()
 
 
+@pytest.mark.parametrize("bench", LEAN)
+def test_a_lean_transcript_page_links_its_item_whose_page_shows_the_item_the_full_page_folds_in(bench, sites):
+    _, _, lean, full = sites
+    version = VERSIONS[bench]
+    pages = sorted((lean / version / "t").glob("*/*.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        whole = (full / version / "t" / page.parent.name / page.stem / "index.html").read_text(encoding="utf-8")
+        folded = re.search(r'<details class="spec"[^>]*><summary>[^<]*</summary>\n(.*?)</details>', whole, re.S)
+        assert folded and '<details class="spec"' not in text
+        item = re.search(r'<p class="spec"[^>]*>[^<]*<a href="([^"]+)">the item\'s page</a>', text).group(1)
+        shown = (page.parent / item / "index.html").resolve()
+        assert shown.is_file() and folded.group(1).strip() in shown.read_text(encoding="utf-8")
+        assert len(text) < len(whole)
+
+
 def test_slices_of_a_lean_version_merge_into_one_builds_site(sites, tmp_path):
     content, runs, lean, _ = sites
     shards = []

@@ -572,6 +572,7 @@ def transcript_context(view: VersionView, tid: str) -> dict[str, Any]:
         "judgments": view.judgments_for(tid),
         "judges": {j.id: j for j in run.judges},
         "download": downloads.transcript_download(view, tid),
+        "lean": downloads.is_lean(view),
     }
 
 
