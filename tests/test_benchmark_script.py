@@ -136,3 +136,12 @@ def test_the_host_projection_stops_the_growth_of_files_whose_size_is_bounded(mon
     assert bench.parts_of(50_000) > 1 and bundle == pytest.approx(50_000 / bench.parts_of(50_000) * 1.1 / 5_000)
     assert grow("b/v/search/run-1/pagefind.en_1.pf_meta", 1_000, 2, 500) == 2  # 1,000 pages: still one bundle
     assert grow("b/v/items/ab/x/index.html", 100_000, 10, 5_000) is None  # grows along its line
+    total = bench.projected_total
+    assert total((1_000, 15e6), (2_000, 30e6), 1_000_000) == pytest.approx(15e9)  # in step
+    assert total((1_000, 16e6), (2_000, 31e6), 1_000_000) == pytest.approx(15.5e9)  # a fixed part: in step, not less
+    square = [(n, 14_000 * n + 0.01 * n * n) for n in (40_000, 100_000)]  # a part growing as the square (a pager)
+    assert square[1][1] * 10 < total(*square, 1_000_000) < 14_000 * 1_000_000 + 0.01 * 1_000_000**2  # a floor
+    assert bench.grows_faster(*square)  # so the benchmark warns that it is one
+    assert not bench.grows_faster((1_000, 16e6), (2_000, 31e6)) and not bench.grows_faster((1_000, 15e6), (2_000, 30e6))
+    # the lean sites of 39,960 and 99,960 transcripts before a pager linked a few pages: 2.7% more a transcript
+    assert bench.grows_faster((39_960, 598.6e6), (99_960, 1_538.5e6))
