@@ -583,8 +583,7 @@ def test_a_run_judged_again_changes_only_an_items_first_page_and_the_pages_showi
     from site_src.site import app as app_module
     from site_src.site.app import create_app
 
-    for module in (app_module, keys_module):
-        monkeypatch.setattr(module, "CARDS_PER_PAGE", 1)  # one response per page: each item has eight pages
+    monkeypatch.setattr(app_module, "CARDS_PER_PAGE", 1)  # one response per page (the keys' too): eight pages an item
     release = build_release(load(runs_copy))
     before = keys_module.page_keys(release, "base")
     edit_jsonl(runs_copy / TUCKER / "judgments/judge-k.jsonl", 2, lambda r: r["scores"].update(fidelity=1))

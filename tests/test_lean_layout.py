@@ -82,22 +82,68 @@ def test_each_transcript_is_one_line_of_its_runs_download_for_its_folder_as_its_
         assert [json.loads(line)["transcript"]["id"] for line in unpacked(lean / rel).splitlines()] == tids
 
 
-def test_an_item_page_lists_each_response_with_its_link_and_result_but_not_its_text(sites):
+ROW = re.compile(
+    r'<tr><th scope="row"><span class="swatch c\d" aria-hidden="true"></span><a href="([^"]+)">([^<]+)</a></th>'
+    r'<td>([^<]+)</td><td class="num">(\d+)</td><td>(<span class="badge[^"]*">[^<]*</span>)</td>'
+    r"(?:<td>(.*?)</td>)?</tr>"
+)
+CARD = re.compile(
+    r'<h3 id="card-\d+">.*?<a href="([^"]+)/">([^<]+)</a></h3>\n  <p class="sub">([^<]+) · \w+ (\d+)</p>\n'
+    r"  <p>(<span[^>]*>[^<]*</span>)</p>(?:\s*<p class=\"sub judges-line\">(.*?)</p>)?",
+    re.S,
+)
+
+
+@pytest.mark.parametrize("bench", LEAN)
+def test_an_item_page_lists_each_response_in_a_row_with_its_link_result_and_judges_but_not_its_text(bench, sites):
+    """What the full layout's cards show of each response (its entrant, run, attempt, result, each judge's score),
+    without the text, a row each: the same responses in the same order, each linking to its page's file."""
     _, _, lean, full = sites
-    pages = sorted((lean / TUCKER / "items").glob("*/*/index.html"))
+    pages = sorted((lean / VERSIONS[bench] / "items").glob("*/*/index.html"))
     assert pages
     for page in pages:
         text = page.read_text(encoding="utf-8")
         whole = (full / page.relative_to(lean)).read_text(encoding="utf-8")
-        cards = re.findall(r'<h3 id="card-\d+">.*?<a href="([^"]+)">', text)
-        pages_of_full = re.findall(r'<h3 id="card-\d+">.*?<a href="([^"]+)/">', whole)
-        assert cards == [f"{link}.html" for link in pages_of_full]  # the same responses, each a file (layout 3)
-        assert all((page.parent / link).is_file() for link in cards)
-        assert 'class="mini-turn' in whole and 'class="mini-turn' not in text  # the cards' texts
-        assert "lean layout" in text and len(text) < len(whole)
+        rows, cards = ROW.findall(text), CARD.findall(whole)
+        assert rows and len(rows) == len(cards) == whole.count('class="response-card"')
+        for row, card in zip(rows, cards, strict=True):
+            assert row[0] == f"{card[0]}.html" and (page.parent / row[0]).is_file()  # a file (layout 3)
+            assert row[1:5] == card[1:5] and row[5] == card[5]  # entrant, run, attempt, result; judges' scores
+        assert 'class="response-card"' not in text and "lean layout" in text and len(text) < len(whole)
+        assert 'class="mini-turn' not in text and ('class="mini-turn' in whole or bench != "tuckerbench")  # texts
+    tucker = "\n".join(p.read_text(encoding="utf-8") for p in (lean / TUCKER / "items").glob("*/*/index.html"))
+    assert "Demo Judge K: " in tucker and " · gap " in tucker  # the judges' scores are in the rows
     rubric = "halees-dual-layer/halees-dual-layer-v1"  # a benchmark without the option keeps every response's text
     first = sorted((lean / rubric / "items").glob("*/*/index.html"))[0]
     assert first.read_bytes() == (full / first.relative_to(lean)).read_bytes()
+
+
+def test_a_lean_items_pages_hold_a_hundred_responses_each_as_its_keys_and_the_listed_pages_say(tmp_path, monkeypatch):
+    """A lean item's page shows PAGE_SIZE responses, the full layout's 24 (CARDS_PER_PAGE): the app, the pages
+    listed and the page keys count its pages alike. Here with 3 and 2 to a page, so the demo's items have several."""
+    from helpers import RUNS, keyed_urls, load
+
+    from site_src.build.page_keys import page_keys
+    from site_src.scoring.release import build_release
+    from site_src.site import app
+
+    monkeypatch.setattr(app, "PAGE_SIZE", 3)
+    monkeypatch.setattr(app, "CARDS_PER_PAGE", 2)
+    release = build_release(load(RUNS, lean_content(tmp_path / "content", ("tuckerbench",))))
+    keyed = keyed_urls(release)
+    assert set(page_keys(release, "base")) == keyed
+    client = app.create_app(release).test_client()
+    for view in release.views:
+        lean = view.bench.id == "tuckerbench"
+        for item_id, responses in view.by_item.items():
+            base = f"/{view.folder}/items/{fold(item_id)}/{item_id}/"
+            pages = -(-len(responses) // (3 if lean else 2))
+            listed = sorted(url for url in keyed if url.startswith(base))
+            assert listed == sorted([base, *(f"{base}page/{n}/" for n in range(2, pages + 1))])
+            last = client.get(f"{base}page/{pages}/" if pages > 1 else base).get_data(as_text=True)
+            shown = len(ROW.findall(last)) if lean else last.count('class="response-card"')
+            assert shown == len(responses) - (pages - 1) * (3 if lean else 2)
+            assert client.get(f"{base}page/{pages + 1}/").status_code == 404
 
 
 @pytest.mark.parametrize("bench", LEAN)

@@ -35,7 +35,7 @@ import orjson
 from .. import worked_out
 from ..outdir import file_for
 from ..release import Release, VersionView, paginate
-from ..site.app import CARDS_PER_PAGE, item_analysis, item_entrants, result_states
+from ..site.app import item_analysis, item_entrants, responses_per_page, result_states
 from ..site.downloads import is_lean, run_parts, transcript_endpoint
 from ..site.headtohead import pair_keys
 from ..site.urls import page_url
@@ -163,13 +163,13 @@ def _version_keys(view: VersionView, base: str) -> Iterator[tuple[str, str]]:
         key = key_of(frame, run_id, runs[run_id], [(tid, records[tid][SHOWN]) for tid in tids])
         yield page_url("transcripts_jsonl", {"bench": b, "version": v, "folder": folder, "run": run_id}), key
 
-    analysis, responded = view.once(item_analysis), view.once(item_entrants)
+    analysis, responded, per_page = view.once(item_analysis), view.once(item_entrants), responses_per_page(view)
     for item_id in view.by_item:
         ordered = view.item_transcripts(item_id)
-        _, pages = paginate(ordered, 1, CARDS_PER_PAGE)
+        _, pages = paginate(ordered, 1, per_page)
         shared = key_of(frame, entrants, view.judge_labels, item_id, len(ordered), responded[item_id], pages)
         for n in range(1, pages + 1):
-            cards, _ = paginate(ordered, n, CARDS_PER_PAGE)
+            cards, _ = paginate(ordered, n, per_page)
             url = page_url("item", {"bench": b, "version": v, "item_id": item_id, "number": n})
             shown = analysis.get(item_id) if n == 1 else None  # only the first page shows the item's analysis
             yield url, key_of(shared, n, shown, [records[t.id][SHOWN] for t in cards])

@@ -17,7 +17,7 @@ from werkzeug.routing import BaseConverter
 from .. import GENERATOR
 from ..changes import LEVEL as CHANGES_LEVEL
 from ..paths import TEMPLATES
-from ..release import Release, VersionView, pages_linked, paginate
+from ..release import PAGE_SIZE, Release, VersionView, pages_linked, paginate
 from ..systems import system_part, systems
 from . import downloads, search_index
 from .charts import charts_for
@@ -30,6 +30,12 @@ from .text import breakable_path, count_markers, markdown, show_text
 from .urls import FOLDED, LAYOUT, fold
 
 CARDS_PER_PAGE = 24  # responses side by side per item page (the order: release._item_order)
+
+
+def responses_per_page(view: VersionView) -> int:
+    """How many responses an item's page shows: 24 side by side with their texts, or in the lean layout a table of
+    PAGE_SIZE rows without them (an item of a million-transcript release has 6,944 pages of 24: 1,667 of 100)."""
+    return PAGE_SIZE if downloads.is_lean(view) else CARDS_PER_PAGE
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'self'; form-action 'none'; object-src 'none'"
@@ -392,7 +398,7 @@ def _item_page(view: VersionView, item_id: str, number: int) -> str:
     if item_id not in view.by_item:
         abort(404)
     ordered = view.item_transcripts(item_id)
-    cards, pages = paginate(ordered, number, CARDS_PER_PAGE)
+    cards, pages = paginate(ordered, number, responses_per_page(view))
     if number > pages:
         abort(404)
     return render_template(

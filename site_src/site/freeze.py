@@ -20,7 +20,7 @@ from ..outdir import file_for, make_parent, site_path
 from ..progress import SILENT, Progress
 from ..release import Release, VersionView, paginate
 from ..workers import forked
-from .app import CARDS_PER_PAGE, create_app
+from .app import create_app, responses_per_page
 from .charts import charts_for
 from .downloads import is_lean, list_parts, run_parts, transcript_endpoint
 from .headtohead import pair_keys
@@ -244,7 +244,7 @@ def _version_pages(view: VersionView) -> Iterator[tuple[str, dict[str, Any]]]:
         for n in range(1, entrant_pages + 1):
             yield "entrant", {"bench": b, "version": v, "entrant_id": entrant_id, "number": n}
     for item_id, cards in view.by_item.items():
-        _, item_pages = paginate(cards, 1, CARDS_PER_PAGE)
+        _, item_pages = paginate(cards, 1, responses_per_page(view))
         for n in range(1, item_pages + 1):
             yield "item", {"bench": b, "version": v, "item_id": item_id, "number": n}
     lean, page = is_lean(view), transcript_endpoint(view)
