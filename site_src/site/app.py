@@ -30,12 +30,6 @@ from .text import breakable_path, count_markers, markdown, show_text
 from .urls import FOLDED, LAYOUT, fold
 
 CARDS_PER_PAGE = 24  # responses side by side per item page (the order: release._item_order)
-
-
-def responses_per_page(view: VersionView) -> int:
-    """How many responses an item's page shows: 24 side by side with their texts, or in the lean layout a table of
-    PAGE_SIZE rows without them (an item of a million-transcript release has 6,944 pages of 24: 1,667 of 100)."""
-    return PAGE_SIZE if downloads.is_lean(view) else CARDS_PER_PAGE
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'self'; form-action 'none'; object-src 'none'"
@@ -392,6 +386,12 @@ def _transcript_page(release: Release, bench: str, version: str, tid: str, endpo
     if tid not in view.transcripts or downloads.transcript_endpoint(view) != endpoint:
         abort(404)
     return render_template("transcript.html", **transcript_context(view, tid))
+
+
+def responses_per_page(view: VersionView) -> int:
+    """How many responses an item's page shows: 24 side by side with their texts, or in the lean layout a table of
+    PAGE_SIZE rows without them (an item of 166,667 responses has 6,945 pages of 24, 1,667 of 100)."""
+    return PAGE_SIZE if downloads.is_lean(view) else CARDS_PER_PAGE
 
 
 def _item_page(view: VersionView, item_id: str, number: int) -> str:
