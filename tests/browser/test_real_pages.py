@@ -134,3 +134,25 @@ def test_search_over_real_and_demo_bundles_never_shows_a_result_without_the_word
     assert all(m.startswith("TuckerBench") for m in metas), metas
     page.goto(url + "search/?q=kettlebells")  # in no page: the bundles' prefixes of it (kettle, kett) are not it
     expect(status).to_have_text("No results for “kettlebells”.")
+
+
+def test_the_real_transcript_lists_pager_links_a_few_pages_and_walks_to_every_one(page, real_site):
+    """AlpacaEval's 803 outputs make a list of 9 pages: page 1 links pages 2 and 3, a gap and the last; following
+    "next" from page 1 reaches every page in order, each marking itself current; the last page is one click away."""
+    url, _ = real_site
+    page.goto(url + "alpaca/v1/transcripts/")
+    pager = page.get_by_role("navigation", name="Pages")
+    assert " ".join(pager.inner_text().split()) == "1 2 3 … 9"
+    expect(pager.locator('[aria-current="page"]')).to_have_text("1")
+    seen = ["1"]
+    while pager.locator('a[rel="next"]').count():
+        pager.locator('a[rel="next"]').click()
+        seen.append(pager.locator('[aria-current="page"]').inner_text())
+        assert pager.locator("a").count() <= 9
+    assert seen == [str(n) for n in range(1, 10)] and page.url.endswith("/alpaca/v1/transcripts/page/9/")
+    assert " ".join(pager.inner_text().split()) == "1 … 7 8 9"
+    pager.get_by_role("link", name="1", exact=True).click()
+    expect(pager.locator('[aria-current="page"]')).to_have_text("1")
+    pager.get_by_role("link", name="9", exact=True).click()
+    expect(pager.locator('[aria-current="page"]')).to_have_text("9")
+    assert not wcag_violations(page)
