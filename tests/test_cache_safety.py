@@ -200,6 +200,28 @@ def test_the_codec_gives_back_every_kind_of_value_a_record_holds():
     assert str(codec.loads(codec.dumps(float("nan")))) == "nan"
 
 
+def test_records_decoded_together_share_each_string_they_hold_alike():
+    """A run's transcripts, decoded from the cache or a read job's folder, hold their run's, entrant's and item's
+    ids as one string each (JSON gives every row its own): equal records, a third less of their strings' memory."""
+    from site_src.build import codec
+    from site_src.model import Transcript
+
+    def fresh(text: str) -> str:  # a string object of its own, as a reader's parse makes one
+        return "".join(list(text))
+
+    def transcript(n: int) -> Transcript:
+        ids = map(fresh, (f"run-a--e1--item--r{n}", "run-a", "e1", "item"))
+        return Transcript(*ids, n, fresh("completed"), fresh(f"runs/b/run-a/t/r{n}.json"), fresh("(whole file)"))
+
+    rows = [transcript(n) for n in (1, 2, 3)]
+    assert rows[0].run_id is not rows[1].run_id
+    back = codec.loads(codec.dumps({"transcripts": rows}))["transcripts"]
+    assert back == rows
+    for name in ("run_id", "entrant_id", "item_id", "status", "source_record"):
+        assert len({id(getattr(t, name)) for t in back}) == 1, name
+    assert len({id(t.id) for t in back}) == 3
+
+
 @pytest.mark.parametrize(
     "planted",
     [

@@ -200,6 +200,7 @@ class Decoder:
     def __init__(self, extensions: Decoders) -> None:
         self.extensions = extensions
         self.objects: list[Any] = []  # by number: each object written once and referred to after ("$o", "$r")
+        self.strings: dict[str, str] = {}  # each string of the records' rows, once: see _rows
 
     def decode(self, x: Any) -> Any:
         t = type(x)
@@ -267,7 +268,13 @@ class Decoder:
         rows = _list(tag, x.get("v"))
         if any(type(row) is not list or len(row) != count for row in rows):
             raise CodecError(f"{name}: expected rows of its {count} fields")
-        records = [cls(*[v if type(v) in _PLAIN else self.decode(v) for v in row]) for row in rows]
+        # JSON gives each string of each row its own object: a run's transcripts each held their run's, entrant's
+        # and item's ids and state apart (about 0.3 KB a transcript), so a row's strings are shared with its run's
+        one = self.strings.setdefault
+        records = [
+            cls(*[one(v, v) if type(v) is str else v if type(v) in _PLAIN else self.decode(v) for v in row])
+            for row in rows
+        ]
         if tag == "$D":
             return records
         keys = _list(tag, x.get("k"))
