@@ -73,7 +73,8 @@ def one_row_pages(demo):  # noqa: ANN001, ANN201
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(app, "paginate", lambda items, page, size=1: paginate(items, page, 1))
         patch.setattr(app, "CARDS_PER_PAGE", 1)
-        yield build_release(demo), app.create_app(build_release(demo)).test_client()
+        release = build_release(demo)
+        yield release, app.create_app(release).test_client()
 
 
 def pager_links(html: str) -> tuple[list[str], str, dict[str, str]]:
