@@ -412,6 +412,7 @@ def _item_page(view: VersionView, item_id: str, number: int) -> str:
         entrant_count=view.once(item_entrants)[item_id],
         number=number,
         pages=pages,
+        lean=downloads.is_lean(view),
     )
 
 
