@@ -14,7 +14,7 @@ import pytest
 from helpers import CONTENT
 
 from site_src.build import taking
-from site_src.build.merge import ShardFile
+from site_src.build.shard_files import ShardFile, ShardFiles
 from site_src.cli import main
 
 TUCKER = "tuckerbench/v1-pilot"
@@ -35,11 +35,19 @@ def listed(shard: Path) -> dict[str, ShardFile]:
     return {rel: ShardFile(shard, bytes.fromhex(e["sha256"]), "") for rel, e in manifest["files"].items()}
 
 
+def packed(files: dict[str, ShardFile]) -> ShardFiles:
+    """files as a merge holds them: each shard's, packed (the shards in the order they first appear)."""
+    out = ShardFiles()
+    for shard in dict.fromkeys(f.shard for f in files.values()):
+        out.add(shard, [(rel, f.sha256, f.sources, None) for rel, f in files.items() if f.shard == shard])
+    return out
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_every_file_is_linked_and_checked_by_its_digest_in_one_process_or_several(jobs, shard, tmp_path, monkeypatch):
     monkeypatch.setattr(taking, "CHUNK", 7)  # many chunks: the demo shard has a few hundred files
     files = listed(shard)
-    findings, problem = taking.take(files, tmp_path / "site", jobs=jobs)
+    findings, problem = taking.take(packed(files), tmp_path / "site", jobs=jobs)
     assert (findings, problem) == ([], None)
     for rel in files:
         data = (tmp_path / "site" / rel).read_bytes()
@@ -55,7 +63,7 @@ def test_a_file_is_copied_when_it_cannot_be_linked_or_has_another_mode(shard, tm
     shutil.copytree(shard, copy)
     (copy / odd).chmod(0o755)  # a build gives its files 0o666 less the umask: the site keeps that
     files = {rel: ShardFile(copy, f.sha256, "") for rel, f in files.items()}
-    assert taking.take(files, tmp_path / "site", jobs=1) == ([], None)
+    assert taking.take(packed(files), tmp_path / "site", jobs=1) == ([], None)
     site = tmp_path / "site"
     assert (site / odd).stat().st_ino != (copy / odd).stat().st_ino
     assert stat.S_IMODE((site / odd).stat().st_mode) == stat.S_IMODE((copy / sorted(files)[1]).stat().st_mode)
@@ -65,7 +73,7 @@ def test_a_file_is_copied_when_it_cannot_be_linked_or_has_another_mode(shard, tm
         raise OSError(errno.EXDEV, "Invalid cross-device link")
 
     monkeypatch.setattr(taking.os, "link", cross_device)  # the shard on another file system
-    assert taking.take(files, tmp_path / "site2", jobs=1) == ([], None)
+    assert taking.take(packed(files), tmp_path / "site2", jobs=1) == ([], None)
     for rel in files:
         assert (tmp_path / "site2" / rel).read_bytes() == (copy / rel).read_bytes()
         assert (tmp_path / "site2" / rel).stat().st_nlink == 1
@@ -107,7 +115,7 @@ def test_a_worker_stops_at_a_file_that_differs_and_says_which(shard, tmp_path, m
     files = listed(shard)
     late = sorted(files)[-3]  # in the last chunk, taken by a worker
     files[late] = ShardFile(shard, b"\0" * 32, "")
-    _, problem = taking.take(files, tmp_path / "site", jobs=2)
+    _, problem = taking.take(packed(files), tmp_path / "site", jobs=2)
     assert problem == f"{shard / late} is missing, a link, or differs from its shard's publish-manifest.json"
 
 
@@ -124,7 +132,7 @@ def test_what_the_workers_find_is_reported_in_path_order(shard, tmp_path, monkey
     planted = {
         rel: ShardFile(root, hashlib.sha256((root / rel).read_bytes()).digest(), "") for rel in (pages[-1], pages[0])
     }
-    findings, problem = taking.take({**files, **planted}, tmp_path / "site", jobs=2)
+    findings, problem = taking.take(packed({**files, **planted}), tmp_path / "site", jobs=2)
     assert problem is None
     assert [f.file for f in findings] == [pages[0], pages[-1]]
     assert {f.rule for f in findings} == {"github-token"}
@@ -140,7 +148,7 @@ def test_a_file_in_a_folder_that_is_a_link_is_not_read(shard, tmp_path):
     rel = f"{TUCKER}/methodology/index.html"
     digest = hashlib.sha256((outside / "index.html").read_bytes()).digest()
     assert rel not in taking.plain_files(copy)
-    _, problem = taking.take({rel: ShardFile(copy, digest, "")}, tmp_path / "site")
+    _, problem = taking.take(packed({rel: ShardFile(copy, digest, "")}), tmp_path / "site")
     assert problem and "is missing, a link, or differs" in problem
     assert not (tmp_path / "site" / rel).exists()
 
@@ -157,12 +165,12 @@ def test_a_shards_compressed_download_is_scanned_unpacked_and_one_not_read_whole
     assert main(["--content", str(content), "--runs", str(RUNS), "--only", TUCKER, "--out", str(out), "-q"]) == 0
     files = listed(out)
     download = next(rel for rel in sorted(files) if rel.endswith(".jsonl.gz"))
-    packed = (out / download).read_bytes()
-    lines = gzip.decompress(packed)
-    assert TOKEN.encode() not in lines and taking.take(files, tmp_path / "site", jobs=1) == ([], None)
+    zipped = (out / download).read_bytes()
+    lines = gzip.decompress(zipped)
+    assert TOKEN.encode() not in lines and taking.take(packed(files), tmp_path / "site", jobs=1) == ([], None)
     forged = {
         "secret": gzip.compress(lines.replace(b'"summary":', f'"note":"{TOKEN}","summary":'.encode(), 1), mtime=0),
-        "cut": packed[:-9],
+        "cut": zipped[:-9],
     }
     for name, data in forged.items():
         assert TOKEN.encode() not in data  # not to be found in the bytes as they lie: only unpacked
@@ -170,7 +178,7 @@ def test_a_shards_compressed_download_is_scanned_unpacked_and_one_not_read_whole
         (root / download).parent.mkdir(parents=True)
         (root / download).write_bytes(data)
         shard_file = ShardFile(root, hashlib.sha256(data).digest(), "")
-        findings, problem = taking.take({**files, download: shard_file}, tmp_path / f"site-{name}", jobs=1)
+        findings, problem = taking.take(packed({**files, download: shard_file}), tmp_path / f"site-{name}", jobs=1)
         assert problem is None and [f.file for f in findings] == [download]
         rule = findings[0].rule
         assert rule == "github-token" if name == "secret" else rule.startswith("(not one gzip stream"), rule

@@ -555,7 +555,7 @@ class BuildCache:
         bundle_keys: dict[str, str],
         release: Release,
         clean: set[tuple[str, str, str]],
-        files: list[str],
+        files: Iterable[str],
         manifest: bytes,
         drawings: dict[str, str] | None = None,
         specs: dict[str, Any] | None = None,

@@ -5,7 +5,7 @@ made from, and every redaction made (located, never quoted). The output folder's
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -21,6 +21,7 @@ from ..secretscan import Finding
 from ..site.downloads import run_parts
 from ..site.urls import LAYOUT, run_download
 from .scanning import ScannedWrites
+from .shard_files import MergedFiles, ShardFile
 
 PART_FILES = 10_000  # files a part of a large manifest lists (about 3.5 MB), as a part of the transcript list
 PART_BYTES = 10 * 2**20  # and at most this much of their entries: a lean download names many run files
@@ -31,21 +32,20 @@ Entry = tuple[str, dict[str, Any]]  # a file's site path and its entry: its SHA-
 
 def write_manifest(
     site: Path,
-    listed: list[str],
+    listed: list[str] | MergedFiles,
     release: Release,
     redactions: list[dict[str, Any]],
     known: MutableMapping[str, bytes] | None = None,
     shard: dict[str, Any] | None = None,
-    taken: Mapping[str, Any] | None = None,
 ) -> tuple[list[Finding], list[str]]:
     """Every published file (listed, site paths) with its SHA-256 and the run files it came from, and every
-    redaction made (redaction_entries). A file a merge took from a shard (taken: site path -> merge.ShardFile) names
-    the sources its shard's manifest names. known holds the SHA-256 of files whose bytes are known (kept from the
-    last build and checked, or hashed by the render workers as they wrote them); any other is read from site, and
-    its SHA-256 is added to known (so known then holds every listed file's, without a dict made of them all). A file
-    kept from the last build names its sources as a full build would (they take about 2 microseconds a file to work
-    out). A shard's manifest also names the versions it holds, each with the key of the inputs it was built from and
-    its summary (summary.py).
+    redaction made (redaction_entries). A merge's listing (shard_files.MergedFiles) gives each file it took from a
+    shard with the SHA-256 and sources its shard's manifest names. known holds the SHA-256 of files whose bytes are
+    known (kept from the last build and checked, or hashed by the render workers as they wrote them); any other is
+    read from site, and its SHA-256 is added to known (so known then holds every listed file's, without a dict made
+    of them all). A file kept from the last build names its sources as a full build would (they take about 2
+    microseconds a file to work out). A shard's manifest also names the versions it holds, each with the key of the
+    inputs it was built from and its summary (summary.py).
 
     A site of more than PART_FILES files (or PART_SOURCES run files, or PART_BYTES of entries) gets its manifest in
     parts, so that no file of it grows with the release past what hosts take (Cloudflare: 25 MiB a file): the
@@ -55,9 +55,8 @@ def write_manifest(
     """
     known = {} if known is None else known
 
-    def entries(rels: Iterable[str]) -> Iterator[Entry]:  # made as they are needed
-        for rel in rels:
-            shard_file = taken.get(rel) if taken else None
+    def entries(described: Iterable[tuple[str, ShardFile | None]]) -> Iterator[Entry]:  # made as they are needed
+        for rel, shard_file in described:
             sources = shard_file.sources if shard_file else sources_for(release, rel)
             digest = shard_file.sha256 if shard_file else known.get(rel)
             if digest is None:
@@ -68,7 +67,8 @@ def write_manifest(
             )
 
     # in order, each once, as a build lists them (NewSite.listed): not copied (a merge lists two million)
-    files = listed if all(map(str.__lt__, listed, islice(listed, 1, None))) else sorted(set(listed))
+    merged = isinstance(listed, MergedFiles)  # in order by how it is made
+    files = listed if merged or all(map(str.__lt__, listed, islice(listed, 1, None))) else sorted(set(listed))
     sources = version_sources(release)
     rest = {
         "generator": GENERATOR,
@@ -77,7 +77,7 @@ def write_manifest(
         **({"shard": shard} if shard else {}),
         "redactions": redactions,
     }
-    stream = entries(files)
+    stream = entries(listed.described() if isinstance(listed, MergedFiles) else ((rel, None) for rel in files))
     if len(files) <= PART_FILES and sum(map(len, sources.values())) <= PART_SOURCES:
         whole = list(stream)
         if sum(map(entry_bytes, whole)) <= PART_BYTES:

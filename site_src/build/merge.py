@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import MapAdapter
 
 from ..model import Benchmark
-from ..outdir import MANIFEST, manifest_parts, read_part, site_path, url_of
+from ..outdir import MANIFEST, manifest_parts, read_part, url_of
 from ..problems import Problems
 from ..release import Release, VersionView
 from ..results import plural
@@ -36,7 +35,8 @@ from ..site.search_index import bundle_of, sizes_of
 from ..site.slicing import Slicer
 from ..site.urls import fold, run_download
 from ..validate import check
-from .summary import SummaryError, pages_digest, view_of
+from .shard_files import Row, ShardFiles
+from .summary import PagesDigest, SummaryError, view_of
 
 NAME = r"[A-Za-z0-9._~-]+"  # one segment of a site path a build writes
 # a relative path of such segments, none of them "." or "..": one match a file (a merge checks every file it lists)
@@ -50,36 +50,6 @@ MAX_MANIFEST = 1 << 30
 HEX64 = re.compile(r"[0-9a-f]{64}")
 # a transcript's page (full layout: a folder's index; lean: a file) or own download, in a version's folder
 TRANSCRIPT_FILE = re.compile(r"t/[0-9a-f]{2}/(?:[^/]+/index|(?P<lean>[^/]+))\.html|data/t/[0-9a-f]{2}/[^/]+\.json")
-
-
-@dataclass(frozen=True, slots=True)
-class ShardFile:
-    shard: Path
-    sha256: bytes  # as its shard's manifest gives it
-    # as its shard's manifest names them: its run files (one tuple for a transcript's page and download alike), or
-    # its version's ("bench/version")
-    sources: tuple[str, ...] | str
-
-
-class TakenDigests(Mapping[str, bytes]):
-    """The SHA-256 of each file a merge took (site path -> digest), as its shard's manifest gives it and taking.take
-    checked it: read off the ShardFiles, with no map of its own (a merge of a million transcripts takes two million
-    files)."""
-
-    def __init__(self, files: dict[str, ShardFile]) -> None:
-        self._files = files
-
-    def __getitem__(self, rel: str) -> bytes:
-        return self._files[rel].sha256
-
-    def __contains__(self, rel: object) -> bool:  # asked of every file by the backstop: no digest looked up
-        return rel in self._files
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._files)
-
-    def __len__(self) -> int:
-        return len(self._files)
 
 
 @dataclass
@@ -98,8 +68,8 @@ class Gathered:
     """What the shards give a merge: their files, each version as its summary gives it, and the redactions they
     list; or why they cannot make the release."""
 
-    files: dict[str, ShardFile] = field(default_factory=dict)
-    pages: dict[str, list[str]] = field(default_factory=dict)  # version -> the site paths of its pages listed
+    files: ShardFiles = field(default_factory=ShardFiles)
+    pages: dict[str, PagesDigest] = field(default_factory=dict)  # version -> the digest of its pages listed
     views: dict[str, VersionView] = field(default_factory=dict)
     held: dict[str, Held] = field(default_factory=dict)
     redactions: list[Any] | None = None
@@ -124,7 +94,7 @@ def gather(shards: list[Path], benchmarks: list[Benchmark]) -> Gathered:
         got.problem = _take_listing(folder, {b.id: b for b in benchmarks}, got)
         if got.problem:
             return got
-    got.problem = _uncovered(got.held) or _every_page(got)
+    got.problem = _listed_twice(got) or _uncovered(got.held) or _every_page(got)
     return got
 
 
@@ -288,8 +258,9 @@ def _listed(
     folder: Path, versions: dict[str, str], files: dict[str, Any], got: Gathered, part: tuple[int, int] | None
 ) -> str | None:
     """Add files a shard lists (site path -> entry) to got.files, or say which one no shard build of its versions
-    writes (or no build of its slice), or which another shard lists too (or the shard twice)."""
+    writes (or no build of its slice). Which are listed twice, _listed_twice says once every shard is read."""
     held = tuple(f"{name}/" for name in versions)
+    rows: list[Row] = []
     for rel, entry in files.items():
         why = confined(rel)
         if why:
@@ -300,25 +271,35 @@ def _listed(
         if not _written(rel, bundle, got.views[name], part):
             whose = f"slice {part[0]}/{part[1]} of {name}" if part else f"shard build of {name}"
             return f"shard {folder} lists {rel}, which no {whose} writes; nothing was taken from it"
-        if rel in got.files:
-            if got.files[rel].shard == folder:
-                return f"{folder / MANIFEST} lists {rel} twice; rebuild that shard"
-            return f"{rel} is listed by two shards, {got.files[rel].shard} and {folder}; rebuild them"
         sources = _shared(entry.get("sources", entry.get("sources_of_version")), got.shared)
-        rel = site_path(rel)  # the very string the new site's listing gives (outdir.site_path), not a copy
-        got.files[rel] = ShardFile(folder, bytes.fromhex(entry["sha256"]), sources)
-        if bundle is None:
-            got.pages.setdefault(name, []).append(rel)
+        rows.append((rel, bytes.fromhex(entry["sha256"]), sources, name if bundle is None else None))
+    got.files.add(folder, rows)
+    return None
+
+
+def _listed_twice(got: Gathered) -> str | None:
+    """Which file a shard lists twice, or two shards both list, or None; meanwhile, the digest of each version's
+    pages listed (got.pages), which needs them in path order too."""
+    last, last_shard = None, -1
+    for rel, block, i in got.files.in_order():
+        if rel == last:
+            first, second = got.files.shards[last_shard], got.files.shards[block.shard]
+            if first == second:
+                return f"{first / MANIFEST} lists {rel} twice; rebuild that shard"
+            return f"{rel} is listed by two shards, {first} and {second}; rebuild them"
+        last, last_shard = rel, block.shard
+        if block.versions[i]:
+            name = got.files.versions[block.versions[i] - 1]
+            got.pages.setdefault(name, PagesDigest()).add(rel)
     return None
 
 
 def _shared(sources: list[str] | str, shared: dict[Any, Any]) -> tuple[str, ...] | str:
-    """Sources as one object for equal values (a transcript's page and download name the same run files, and its
-    run's files recur across its transcripts): a merge holds the sources of every file of the site."""
+    """Sources as a tuple (ShardFiles keeps one object for equal ones: a transcript's page and download name the
+    same run files), each run file one string (its run's files recur across its transcripts)."""
     if isinstance(sources, str):
-        return shared.setdefault(sources, sources)
-    named = tuple(shared.setdefault(name, name) for name in sources)
-    return shared.setdefault(named, named)
+        return sources
+    return tuple(shared.setdefault(name, name) for name in sources)
 
 
 def _written(rel: str, bundle: str | None, view: VersionView, part: tuple[int, int] | None) -> bool:
@@ -376,7 +357,7 @@ def _slicer_of(view: VersionView) -> Slicer:
 def _every_page(got: Gathered) -> str | None:
     """Why the shards of a version do not list every page and download of it (those its summary counts), or None."""
     for name, version in got.held.items():
-        made, want = pages_digest(got.pages.get(name, [])), version.pages
+        made, want = got.pages.get(name, PagesDigest()).result(), version.pages
         if made != want:
             shards = sorted(version.shards.values())
             one = len(shards) == 1

@@ -23,6 +23,7 @@ from ..outdir import MANIFEST, placement_problem, recover, swap_in, update_in_pl
 from ..secretscan import Finding
 from .cache import BuildCache
 from .config import BuildConfig
+from .shard_files import MergedFiles
 
 
 def refusal(config: BuildConfig) -> str | None:
@@ -59,8 +60,10 @@ class NewSite:
     keys: dict[str, str] | None = None  # URL -> page key (cache.page_keys); None: none to compare with
     drawings: dict[str, str] = field(default_factory=dict)  # drawing key -> SVG of each chart of the pages rendered
     bundle_keys: dict[str, str] = field(default_factory=dict)  # search bundle -> key (cache.bundle_keys)
-    new: list[str] = field(default_factory=list)  # every file written here: listed after the render and the index
-    listed: list[str] = field(default_factory=list)  # every file of the site but the manifest, likewise
+    # every file written here: listed after the render and the index (a merge's: shard_files.MergedFiles)
+    new: list[str] | MergedFiles = field(default_factory=list)
+    listed: list[str] | MergedFiles = field(default_factory=list)  # every file of the site but the manifest, likewise
+    taken: int = 0  # files a merge took from its shards
 
     @classmethod
     def beside(cls, out: Path, scope: ExitStack, known: dict[str, bytes]) -> NewSite:

@@ -4,7 +4,7 @@
 
 A merge (build.py merge, merged()) reads the shards instead of the runs, and renders only the site-wide pages:
 
-    read content/ and the shards' summaries -> take the shards' files, render -> manifest -> put in place
+    read content/ and the shards' summaries -> render -> take the shards' files -> manifest -> put in place
 
 Each phase is a function below, given what it needs and giving what the next needs. The build cache is asked at
 the edges only: as the runs are read (reading.py), as the pages to render are chosen and the search bundles to make
@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # what only a build that renders loads (Flask, Altair): one w
     from ..model import Project
     from ..release import Release
     from ..secretscan import Finding
-    from . import merge
+    from .shard_files import ShardFiles
 
 
 def build(config: BuildConfig) -> int:
@@ -149,7 +150,7 @@ def publish_scanned(
     put_in_place(site, config.out.resolve(), cache)
     if cache:
         keys = {} if config.shards else site.keys  # a merge renders none of the pages that have keys
-        cache.save(keys, site.bundle_keys, release, clean, [*site.listed, MANIFEST],
+        cache.save(keys, site.bundle_keys, release, clean, chain(site.listed, [MANIFEST]),
                    site.sums[MANIFEST], site.drawings, made_specs())  # fmt: skip
     timer.done("put in place")
     report.built(config, site, release, findings, timer)
@@ -246,7 +247,7 @@ class Plan:
     versions: set[str] | None = None  # "bench/version" of the versions whose pages are rendered; None: all
     site_pages: bool = True
     in_slice: Callable[[str], bool] | None = None  # of those pages and search bundles, only one slice's (--slice)
-    shard_files: dict[str, merge.ShardFile] = field(default_factory=dict)
+    shard_files: ShardFiles | None = None  # a merge's: the files it takes from its shards
     redactions: list[Any] | None = None  # a merge's: as its shards' manifests list them
     # (bench, version, run) of the runs another slice scans (a slice that redacts nothing scans only its own runs)
     scanned_elsewhere: set[tuple[str, str, str]] = field(default_factory=set)
@@ -332,14 +333,6 @@ def render(
         draw_soon(plan.charts(release))
     site.keys = cache.page_keys(release) if cache else None  # None: nothing to compare them with
     reuse = cache.reusable(site.keys) if cache and site.keys and not config.shards else set()
-    if plan.shard_files:
-        from .merge import TakenDigests
-        from .taking import take
-
-        site.leaked, problem = take(plan.shard_files, site.folder)
-        if problem:
-            return problem
-        site.known = TakenDigests(plan.shard_files)  # what each was checked against
     site.drawings = draw_all(plan.charts(release))  # once, before the render workers fork: they find every chart drawn
     scan, options = Scan(scan_written), {"base_path": config.base_path, "build_date": config.build_date}
     with bar("rendering", " files", config.quiet) as progress:
@@ -353,6 +346,24 @@ def render(
     site.new = files_below(site.folder)  # listed once for the backstop and the manifest, unless index writes more
     site.leaked += scan_output(site.folder, site.new, skip=site.sums)  # any other file; kept ones passed it before
     timer.done("backstop scan")
+    return take_shard_files(plan, site, timer) if plan.shard_files is not None else None
+
+
+def take_shard_files(plan: Plan, site: NewSite, timer: report.Timer) -> str | None:
+    """A merge's: its shards' files into the new site, once the pages it rendered are listed and scanned (taking
+    scans each file as it reads it), and the new site's files then listed in path order without a list of them
+    (shard_files.MergedFiles: two million at a million transcripts). Why a shard file cannot be taken, if so."""
+    from .shard_files import MergedFiles
+    from .taking import take
+
+    assert plan.shard_files is not None
+    site.taken = len(plan.shard_files)
+    found, problem = take(plan.shard_files, site.folder)
+    site.leaked += found
+    if problem:
+        return problem
+    site.new = MergedFiles(site.new, plan.shard_files)
+    timer.done("take")
     return None
 
 
@@ -393,12 +404,12 @@ def manifest(
     hashed. A merge's lists the redactions its shards list."""
     from .manifest import redaction_entries
 
-    site.listed = sorted({*site.new, *site.kept}) if site.kept else list(site.new)  # site.new: in order, each once
+    site.listed = sorted({*site.new, *site.kept}) if site.kept else site.new  # site.new: in order, each once
     redacted = plan.redactions if plan.redactions is not None else redaction_entries(redactions)
     shard = shard_section(release, config, cache)
-    site.leaked, parts = write_manifest(site.folder, site.listed, release, redacted, site.sums, shard, plan.shard_files)
-    site.new += parts  # a large manifest's parts are files of the site like any other
-    site.listed += parts
+    site.leaked, parts = write_manifest(site.folder, site.listed, release, redacted, site.sums, shard)
+    site.new = site.new + parts  # a large manifest's parts are files of the site like any other
+    site.listed = site.listed + parts
     timer.done("manifest")
 
 

@@ -79,7 +79,7 @@ def built(config: BuildConfig, site: NewSite, release: Release, redactions: list
         f"{plural(len(release.views), 'benchmark version')}"
     )
     if config.shards:
-        taken = f"{len(site.known)} files taken from {len(config.shards)} shards"
+        taken = f"{site.taken} files taken from {len(config.shards)} shards"
         print(f"  {taken}, each checked against its shard's manifest")
     elif site.kept:
         print(f"  {len(site.kept)} unchanged files were kept from the last build; the rest were written anew")

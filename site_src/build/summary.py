@@ -71,12 +71,25 @@ def bare(run: Run) -> Run:
 def pages_digest(pages: Iterable[str]) -> dict[str, Any]:
     """How many site paths, each counted once, and the SHA-256 of them sorted, one per line (no newline after the
     last): hashed a path at a time, with no set or joined copy of them all (two million at a million transcripts)."""
-    digest, count, last = hashlib.sha256(), 0, None
+    digest = PagesDigest()
     for rel in sorted(pages):
-        if rel != last:
-            digest.update(f"\n{rel}".encode() if count else rel.encode())
-            count, last = count + 1, rel
-    return {"count": count, "sha256": digest.hexdigest()}
+        digest.add(rel)
+    return digest.result()
+
+
+class PagesDigest:
+    """pages_digest of site paths given one at a time, in sorted order (a merge's, as its shards list them)."""
+
+    def __init__(self) -> None:
+        self._digest, self._count, self._last = hashlib.sha256(), 0, None
+
+    def add(self, rel: str) -> None:
+        if rel != self._last:
+            self._digest.update(f"\n{rel}".encode() if self._count else rel.encode())
+            self._count, self._last = self._count + 1, rel
+
+    def result(self) -> dict[str, Any]:
+        return {"count": self._count, "sha256": self._digest.hexdigest()}
 
 
 class SummaryError(ValueError):

@@ -14,13 +14,13 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from ..outdir import MANIFEST
 from ..secretscan import Finding
 from ..site.search_index import engine_files
 from ..workers import forked
 from .scanning import scan_packed, scan_written
+from .shard_files import Block, ShardFiles
 
 ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
 PAGEFIND_DATA = (".pf_fragment", ".pf_meta", ".pf_index", ".pf_filter")  # gzip: the text of the pages indexed
@@ -29,48 +29,36 @@ CHUNK = 2_000  # files a worker takes at a time
 Taken = tuple[list[Finding], str | None]  # findings, problem
 
 
-def take(files: dict[str, Any], dest: Path, jobs: int | None = None) -> tuple[list[Finding], str | None]:
-    """Copy each shard file (files: site path -> merge.ShardFile) into dest. Returns what the backstop found in the
-    files (by site path), and why a file cannot be taken, if one cannot. Every shard is walked (plain_files) before
-    any file is read, the shards at once, on the same workers as the files after. Once every file is taken, each
-    has the SHA-256 its ShardFile gives (merge.TakenDigests)."""
-    by_shard = _by_shard(files)
-    for rels in by_shard.values():
-        _engines_ahead(rels)
-    count = sum(-(-len(rels) // CHUNK) for rels in by_shard.values())
+def take(files: ShardFiles, dest: Path, jobs: int | None = None) -> tuple[list[Finding], str | None]:
+    """Copy each shard file into dest. Returns what the backstop found in the files (by site path), and why a file
+    cannot be taken, if one cannot. Every shard is walked (plain_files) before any file is read, the shards at once,
+    on the same workers as the files after. Once every file is taken, each has the SHA-256 its shard lists."""
+    by_shard = files.by_shard()
+    for blocks in by_shard.values():
+        _engines_ahead(blocks)
+    count = sum(-(-len(block.rels()) // CHUNK) for blocks in by_shard.values() for block in blocks)
     findings: list[Finding] = []
     with forked(min(jobs or os.cpu_count() or 1, max(count, len(by_shard)))) as pool:
         each = pool.imap if pool else map
         for shard, plain in zip(by_shard, each(plain_files, by_shard), strict=True):
-            lacking = next((rel for rel in by_shard[shard] if rel not in plain), None)
+            lacking = next((rel for block in by_shard[shard] for rel in block.rels() if rel not in plain), None)
             if lacking:
                 return findings, _not_as_listed(shard, lacking)
-        for found, problem in each(_take_chunk, _chunks(files, by_shard, dest)):
+        for found, problem in each(_take_chunk, _chunks(by_shard, dest)):
             findings += found
             if problem:
                 return sorted(findings, key=lambda f: f.file), problem
     return sorted(findings, key=lambda f: f.file), None
 
 
-def _by_shard(files: dict[str, Any]) -> dict[Path, list[str]]:
-    """Each shard's files (site paths), in order: names only, as a merge of a million transcripts takes two million
-    files."""
-    out: dict[Path, list[str]] = {}
-    for rel, file in files.items():
-        out.setdefault(file.shard, []).append(rel)
-    for rels in out.values():
-        rels.sort()
-    return out
-
-
-def _chunks(
-    files: dict[str, Any], by_shard: dict[Path, list[str]], dest: Path
-) -> Iterator[tuple[Path, list[tuple[str, bytes]], Path, int]]:
+def _chunks(by_shard: dict[Path, list[Block]], dest: Path) -> Iterator[tuple[Path, list[tuple[str, bytes]], Path, int]]:
     """The workers' jobs: CHUNK files of one shard at a time with their digests, made as the workers take them."""
     mode = 0o666 & ~_umask()  # what a build's own files get
-    for shard, rels in by_shard.items():
-        for i in range(0, len(rels), CHUNK):
-            yield shard, [(rel, files[rel].sha256) for rel in rels[i : i + CHUNK]], dest, mode
+    for shard, blocks in by_shard.items():
+        for block in blocks:
+            listed = [(rel, block.sha256(i)) for i, rel in enumerate(block.rels())]
+            for i in range(0, len(listed), CHUNK):
+                yield shard, listed[i : i + CHUNK], dest, mode
 
 
 def plain_files(root: Path) -> set[str]:
@@ -92,13 +80,14 @@ def _not_as_listed(shard: Path, rel: str) -> str:
     return f"{shard / rel} is missing, a link, or differs from its shard's {MANIFEST}"
 
 
-def _engines_ahead(rels: list[str]) -> None:
+def _engines_ahead(blocks: list[Block]) -> None:
     """Pagefind's engine for each language a shard's bundles name, made before the workers fork (each would run
     Pagefind to make it again)."""
-    for rel in rels:
-        match = ENGINE.fullmatch(rel.rpartition("/")[2])
-        if match:
-            engine_files(frozenset([match.group(1)] if match.group(1) else []))
+    for block in blocks:
+        for rel in block.rels():
+            match = ENGINE.fullmatch(rel.rpartition("/")[2])
+            if match:
+                engine_files(frozenset([match.group(1)] if match.group(1) else []))
 
 
 def _umask() -> int:
