@@ -95,6 +95,20 @@ CARD = re.compile(
 
 
 @pytest.mark.parametrize("bench", LEAN)
+def test_a_lean_transcript_page_names_in_the_manifest_the_run_files_the_full_layouts_page_names(bench, sites):
+    """The publish manifest gives a file that one transcript's records make its own sources, in either layout."""
+    _, _, lean, full = sites
+    manifests = [json.loads((site / "publish-manifest.json").read_text()) for site in (lean, full)]
+    version = VERSIONS[bench]
+    rows = listed(full, version)
+    assert rows
+    for row in rows:
+        page = f"{version}/t/{fold(row['id'])}/{row['id']}"
+        named = manifests[1]["files"][f"{page}/index.html"]["sources"]
+        assert named and manifests[0]["files"][f"{page}.html"]["sources"] == named
+
+
+@pytest.mark.parametrize("bench", LEAN)
 def test_an_item_page_lists_each_response_in_a_row_with_its_link_result_and_judges_but_not_its_text(bench, sites):
     """What the full layout's cards show of each response (its entrant, run, attempt, result, each judge's score),
     without the text, a row each: the same responses in the same order, each linking to its page's file."""

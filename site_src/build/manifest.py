@@ -179,7 +179,11 @@ def sources_for(release: Release, rel: str) -> list[str] | str:
         tids = run_parts(view).get((download[3], download[2]), [])
         return sorted({name for tid in tids for name in _transcript_sources(view, tid)})
     if (parts[2] == "t" and len(parts) > 4) or (parts[2] == "data" and len(parts) > 5 and parts[3] == "t"):
-        tid = parts[4] if parts[2] == "t" else parts[5].removesuffix(".json")  # after the folder of 256 (urls.fold)
+        # after the folder of 256 (urls.fold): its page's folder (full layout) or file (lean), or its own download
+        if parts[2] == "t":
+            tid = parts[4] if len(parts) > 5 else parts[4].removesuffix(".html")
+        else:
+            tid = parts[5].removesuffix(".json")
         return sorted(_transcript_sources(view, tid))
     return f"{parts[0]}/{parts[1]}"
 
