@@ -92,11 +92,13 @@ def _recorded(packed: bytes | None) -> list[int] | None:
     return list(IDENTITY.unpack(packed)) if packed else None
 
 
-def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> dict[str, list[Any]]:
-    """label/relative path -> [size, mtime, inode, SHA-256] of every file below folder (bytecode caches aside).
-    A file whose size, mtime and inode are those recorded in seen keeps its recorded digest, as git's index does;
-    a build with --fresh hashes everything again (sha256s: on every core when there are many)."""
-    out: dict[str, list[Any]] = {}
+def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> dict[str, bytes]:
+    """label/relative path -> the size, mtime and inode (outdir.IDENTITY's packing) and SHA-256 (32 bytes) of every
+    file below folder (bytecode caches aside), as one bytes (_hex_of, _as_recorded): a million run files took about
+    250 bytes each more as a list of numbers and hex. A file whose size, mtime and inode are those recorded in seen
+    (the build state's form: [size, mtime, inode, hex]) keeps its recorded digest, as git's index does; a build with
+    --fresh hashes everything again (sha256s: on every core when there are many)."""
+    out: dict[str, bytes] = {}
     seen = seen or {}
     unknown: list[str] = []  # the files whose digest is not known: hashed together below
     if folder.is_dir():
@@ -112,17 +114,28 @@ def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> di
                 name = f"{label}/{rel}"
                 stat = _identity(st)
                 before = seen.get(name)
-                same = isinstance(before, list) and before[:3] == stat
-                out[name] = [*stat, before[3] if same else None]
+                same = isinstance(before, list) and before[:3] == stat and isinstance(before[3], str)
+                out[name] = IDENTITY.pack(*stat) + (bytes.fromhex(before[3]) if same else b"")  # type: ignore[index]
                 if not same:
                     unknown.append(rel)
         for rel, digest in zip(unknown, sha256s([root + rel for rel in unknown]), strict=True):
-            out[f"{label}/{rel}"][3] = digest
+            out[f"{label}/{rel}"] += digest
     return out
 
 
-def sha256s(paths: list[str]) -> list[str]:
-    """The SHA-256 (hex) of each file, in order. A fresh checkout of a large release hashes every run file (a file
+def _hex_of(packed: bytes) -> str:
+    """The SHA-256 (hex) of a file as _digests packs it."""
+    return packed[IDENTITY.size :].hex()
+
+
+def _as_recorded(files: dict[str, bytes]) -> Iterator[tuple[str, list[Any]]]:
+    """Files as _digests packs them, in the build state's form: name, [size, mtime, inode, SHA-256 hex]."""
+    for name, packed in files.items():
+        yield name, [*IDENTITY.unpack(packed[: IDENTITY.size]), _hex_of(packed)]
+
+
+def sha256s(paths: list[str]) -> list[bytes]:
+    """The SHA-256 of each file, in order. A fresh checkout of a large release hashes every run file (a file
     of a few KB in 6 microseconds of CPU when the disk's cache holds it, up to 40 when it does not: up to 40 s at a
     million), and every slice and the merge of a version hashes all of them; past HASHED_APART files they are hashed
     on every core."""
@@ -132,7 +145,7 @@ def sha256s(paths: list[str]) -> list[str]:
         return [digest for done in (pool.imap if pool else map)(_sha256_each, chunks) for digest in done]
 
 
-def _sha256_each(paths: list[str]) -> list[str]:
+def _sha256_each(paths: list[str]) -> list[bytes]:
     """Each file read by its descriptor, with no file object: 6 microseconds for a run file of a few KB, against 14
     through open() and hashlib.file_digest."""
     out = []
@@ -144,7 +157,7 @@ def _sha256_each(paths: list[str]) -> list[str]:
                 digest.update(chunk)
         finally:
             os.close(fd)
-        out.append(digest.hexdigest())
+        out.append(digest.digest())
     return out
 
 
@@ -198,14 +211,13 @@ class BuildCache:
     out: Path
     options: dict[str, Any]
     previous: dict[str, Any]  # what the last build into out recorded (empty when none, or with --fresh)
-    inputs: dict[str, list[Any]]  # content and run files (named as the readers name them) -> stat and digest
+    inputs: dict[str, bytes]  # content and run files (named as the readers name them) -> stat and digest (_digests)
     scope: str = "all"  # which pages: "all", "only bench/version" (a shard) or "merge"
     fresh: bool = False  # --fresh: nothing an earlier build kept is used (runs are read, and what they give worked out)
-    code_files: dict[str, list[Any]] = field(init=False)  # the code and templates -> stat and digest
+    code_files: dict[str, bytes] = field(init=False)  # the code and templates -> stat and digest (_digests)
     code: str = field(init=False)
     key: str = field(init=False)
     content: dict[str, str] = field(init=False)  # content file -> digest
-    runs: dict[str, str] = field(init=False)  # run file (runs/bench/run/file) -> digest
     known: dict[str, bytes] = field(init=False, default_factory=dict)  # reused site path -> checked SHA-256
     known_stats: dict[str, bytes] = field(init=False, default_factory=dict)  # reused, unchanged since recorded
     listing: Listing | None = None  # the output folder's files and their stats, listed as the build reads
@@ -217,7 +229,8 @@ class BuildCache:
     # refused leaves the cache folder as it was (discard removes it)
     stage: Path = field(init=False)
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
-    run_names: list[str] = field(init=False)  # self.runs sorted: a folder's files lie together, found by bisection
+    # the run files (runs/bench/run/file) in order: a folder's files lie together, found by bisection
+    run_names: list[str] = field(init=False)
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
     # run file -> (the run, what was worked out from it when it was loaded): what changed since is kept (save)
     derived_from: dict[Path, tuple[Any, dict[str, Any]]] = field(init=False, default_factory=dict)
@@ -230,11 +243,10 @@ class BuildCache:
             if s.plugin:
                 code.update(_digests(s.folder, s.package, seen))
         self.code_files = code
-        self.code = _hash(GENERATOR, {k: v[3] for k, v in code.items()})
-        self.content = {k: v[3] for k, v in self.inputs.items() if k.startswith("content/")}
-        self.runs = {k: v[3] for k, v in self.inputs.items() if not k.startswith("content/")}
-        self.run_names = sorted(self.runs)
-        self.key = _hash(STATE_FORMAT, self.code, self.options, self.content, self.runs, self.scope)
+        self.code = _hash(GENERATOR, {k: _hex_of(v) for k, v in code.items()})
+        self.content = {k: _hex_of(v) for k, v in self.inputs.items() if k.startswith("content/")}
+        self.run_names = sorted(k for k in self.inputs if not k.startswith("content/"))
+        self.key = _hash(STATE_FORMAT, self.code, self.options, self.content, self._runs_digest(), self.scope)
         folder = cache_folder(self.out)
         self.stage = folder.with_name(f"{folder.name}{STAGE}{os.getpid()}-{secrets.token_hex(4)}")
 
@@ -436,7 +448,15 @@ class BuildCache:
         """(name, digest) of every run file below the folder rel: they lie together in sorted order."""
         start = bisect.bisect_left(self.run_names, rel + "/")
         end = bisect.bisect_left(self.run_names, rel + "0")  # "0" is the character after "/"
-        return [(n, self.runs[n]) for n in self.run_names[start:end]]
+        return [(n, _hex_of(self.inputs[n])) for n in self.run_names[start:end]]
+
+    def _runs_digest(self) -> str:
+        """One SHA-256 over every run file's name and digest, in name order, taken a file at a time: at a million
+        run files, a dict of them dumped whole for the build's key took about 100 MB."""
+        digest = hashlib.sha256()
+        for name in self.run_names:  # a name holds no NUL; a digest is 32 bytes
+            digest.update(b"%s\0%s" % (name.encode(), self.inputs[name][IDENTITY.size :]))
+        return digest.hexdigest()
 
     def _run_keys(self, release: Release) -> dict[tuple[tuple[str, str], str], str]:
         """(version key, run id) -> one key over the run directory's files; worked out once per release."""
@@ -571,8 +591,8 @@ class BuildCache:
             "build_key": self.key,
             "code_key": self.code,
             "manifest": manifest.hex(),
-            "code": self.code_files,
-            "inputs": iter(self.inputs.items()),
+            "code": dict(_as_recorded(self.code_files)),
+            "inputs": _as_recorded(self.inputs),
             "outputs": ((rel, _recorded(self.known_stats.get(rel)) or _stat(f"{self.out}/{rel}")) for rel in files),
             "pages": iter(keys.items()) if keys is not None else self._each_page_key(release),
             "bundles": bundle_keys,
