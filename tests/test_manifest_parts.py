@@ -269,3 +269,24 @@ def test_real_fixtures_in_shards_with_manifests_in_parts_merge_into_one_builds_s
     assert len(read(shards[versions.index("alpaca/v1")])[1]) > 1  # AlpacaEval's first slice: its manifest in parts
     assert built("merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 0
     assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
+
+
+def test_a_versions_run_files_come_out_sorted_run_by_run_whatever_their_runs_names_share():
+    """The manifest lists a version's run files sorted (version_sources), made a run at a time rather than as one
+    list of them all: runs whose paths begin alike ("a", "a-b", "a.b", "a0", "a/" sorts after "a-b/") still give
+    the order of the whole list sorted."""
+    from types import SimpleNamespace
+
+    runs = {
+        name: SimpleNamespace(path=f"runs/bench/{name}", public_files=files)
+        for name, files in {
+            "a0": ["z.json", "m/1.json"],
+            "a": ["t/b.json", "t/a.json", "manifest.json"],
+            "a-b": ["x.json"],
+            "a.b": ["y.json", "t/c.json"],
+            "b": [],
+        }.items()
+    }
+    names = list(manifest_module._Sources(SimpleNamespace(runs=runs)))
+    assert names == sorted(f"{run.path}/{f}" for run in runs.values() for f in run.public_files)
+    assert len(manifest_module._Sources(SimpleNamespace(runs=runs))) == len(names) == 8

@@ -69,7 +69,7 @@ def write_manifest(
     # in order, each once, as a build lists them (NewSite.listed): not copied (a merge lists two million)
     merged = isinstance(listed, MergedFiles)  # in order by how it is made
     files = listed if merged or all(map(str.__lt__, listed, islice(listed, 1, None))) else sorted(set(listed))
-    sources = version_sources(release)
+    sources = {view.folder: _Sources(view) for view in release.views}
     rest = {
         "generator": GENERATOR,
         "manifest_version": 3,
@@ -81,7 +81,8 @@ def write_manifest(
     if len(files) <= PART_FILES and sum(map(len, sources.values())) <= PART_SOURCES:
         whole = list(stream)
         if sum(map(entry_bytes, whole)) <= PART_BYTES:
-            return _write(site, MANIFEST, whole, {**rest, "parts": [], "version_sources": sources}, known), []
+            named = {version: list(names) for version, names in sources.items()}
+            return _write(site, MANIFEST, whole, {**rest, "parts": [], "version_sources": named}, known), []
         stream = iter(whole)
     findings, parts = [], []
     for k, (chunk, named) in enumerate(_chunks(stream, sources), 1):
@@ -93,7 +94,7 @@ def write_manifest(
     return findings, parts
 
 
-def _chunks(entries: Iterator[Entry], sources: dict[str, list[str]]) -> Iterator[tuple[list[Entry], dict[str, Any]]]:
+def _chunks(entries: Iterator[Entry], sources: dict[str, _Sources]) -> Iterator[tuple[list[Entry], dict[str, Any]]]:
     """The parts of a large manifest: (the files' entries it lists, its other members): the files PART_FILES at a
     time, or fewer when their entries would pass PART_BYTES (a part holds at least one), then each version's sources
     PART_SOURCES at a time."""
@@ -109,8 +110,9 @@ def _chunks(entries: Iterator[Entry], sources: dict[str, list[str]]) -> Iterator
     if chunk:
         yield chunk, {}
     for version, names in sources.items():
-        for start in range(0, len(names), PART_SOURCES):
-            yield [], {"version_sources": {version: names[start : start + PART_SOURCES]}}
+        each = iter(names)
+        while part := list(islice(each, PART_SOURCES)):
+            yield [], {"version_sources": {version: part}}
 
 
 def entry_bytes(entry: Entry) -> int:
@@ -199,9 +201,18 @@ def _transcript_sources(view: VersionView, tid: str) -> set[str]:
     return out
 
 
-def version_sources(release: Release) -> dict[str, list[str]]:
-    """Every public run file of each version, by "bench/version"."""
-    return {
-        view.folder: sorted(f"{run.path}/{f}" for run in view.runs.values() for f in run.public_files)
-        for view in release.views
-    }
+class _Sources:
+    """Every public run file of a version, in sorted order, made as they are read: a version of a million
+    transcripts has a million run files, and they were a list of a million new strings sorted as the manifest was
+    written. A run's files are prefixed with its path: taken run by run in the order of "<path>/" (runs are never
+    one inside another), each run's files sorted, they come out in the order of the whole list sorted."""
+
+    def __init__(self, view: VersionView) -> None:
+        self.runs = sorted(view.runs.values(), key=lambda run: f"{run.path}/")
+
+    def __len__(self) -> int:
+        return sum(len(run.public_files) for run in self.runs)
+
+    def __iter__(self) -> Iterator[str]:
+        for run in self.runs:
+            yield from (f"{run.path}/{name}" for name in sorted(run.public_files))
