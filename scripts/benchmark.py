@@ -358,9 +358,13 @@ def hugo_comparison(entrants: int, repetitions: int, rounds: int, layout: str = 
 WHOLE_VERSION = ("read", "score")  # what every slice does for the whole version (it scans only its own runs)
 
 
+Peaks = tuple[int, float, float, float]  # a sliced run's transcripts, and its largest read job, slice and merge (MB)
+GOAL_MB = 1024  # each process of a sliced build of a million transcripts (docs/scale.md)
+
+
 def by_slices(
     entrants: int, size: int, count: int, runners: int = 16, projected: int = 1_000_000, layout: str = "full"
-) -> None:
+) -> Peaks:
     """The sliced pipeline on this machine, one process after another, as `build.py --only --slice K/N` and
     `build.py merge` run on the runners of a matrix: each slice's wall time, CPU and peak memory, the merge's, a
     whole build's for comparison and the byte check of the merged site against it; then the wall time projected for
@@ -405,6 +409,29 @@ def by_slices(
           f"{merge[3] / cpu:.1%} of the CPU")  # fmt: skip
     print(f"the merged site is {'byte-identical to' if same else 'NOT the same as'} one build's")
     project_slices(n, reads, slices, merge, runners, projected)
+    return n, max(r[1] for r in reads), max(s[1] for s in slices), merge[1]
+
+
+def project_peaks(small: Peaks, large: Peaks, count: int, runners: int = 16, projected: int = 1_000_000) -> None:
+    """Each process's peak memory for `projected` transcripts in one version, along the line through two sliced runs
+    of `count` slices (a process's memory has a large fixed part, the libraries: grown in step with the transcripts
+    it would be counted ten times over). A read job reads its batch, so its line runs through the transcripts of a
+    batch (n / count) to a batch of `runners` (projected / runners); a slice's and the merge's through the version's
+    transcripts. A slice of `runners` writes a smaller share of the files than a slice of `count`: its figure is
+    an upper bound when runners > count."""
+
+    def along(x0: float, y0: float, x1: float, y1: float, x: float) -> float:
+        return y1 + (y1 - y0) / (x1 - x0) * (x - x1)
+
+    (n0, *peaks0), (n1, *peaks1) = small, large
+    batch = projected / runners
+    read = along(n0 / count, peaks0[0], n1 / count, peaks1[0], batch)
+    slice_, merge = (along(n0, peaks0[k], n1, peaks1[k], projected) for k in (1, 2))
+    verdict = ", ".join(f"{name} {'within' if mb <= GOAL_MB else 'over'}"
+                        for name, mb in (("read job", read), ("slice", slice_), ("merge", merge)))  # fmt: skip
+    print(f"projected peak memory for {projected:,} transcripts, along the line through {n0:,} and {n1:,}: a read job "
+          f"of {batch:,.0f} transcripts {read:,.0f} MB, a slice (of {count}) {slice_:,.0f} MB, the merge "
+          f"{merge:,.0f} MB; against {GOAL_MB:,} MB a process: {verdict}")  # fmt: skip
 
 
 def _phases(totals: dict[str, float]) -> tuple[float, float]:
@@ -573,7 +600,9 @@ def main() -> None:
     parser.add_argument("--no-rebuilds", action="store_true", help="skip the full and incremental build.py runs")
     parser.add_argument("--rebuilds", type=int, default=3, help="how many times each kind of rebuild is measured")
     parser.add_argument(
-        "--sizes", help="comma-separated transcript counts: one whole run per size, each in its own process"
+        "--sizes",
+        help="comma-separated transcript counts: one whole run per size, each in its own process (with --sliced: the "
+        "sliced pipeline at each size, and each process's memory projected from the last two)",
     )
     parser.add_argument("--against-hugo", type=int, metavar="ROUNDS", help="the whole publish against Hugo + Pagefind")
     parser.add_argument("--sliced", type=int, metavar="N", help="run the sliced pipeline: N slices, then the merge")
@@ -586,7 +615,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.sliced:
-        return by_slices(args.entrants, args.size, args.sliced, layout=args.layout)
+        sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else [args.size]
+        runs = [by_slices(args.entrants, size, args.sliced, layout=args.layout) for size in sizes]
+        if len(runs) > 1:
+            project_peaks(runs[-2], runs[-1], args.sliced)
+        return None
     if args.against_hugo:
         return hugo_comparison(args.entrants, args.repetitions, args.against_hugo, layout=args.layout)
     if args.sizes:

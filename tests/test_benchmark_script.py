@@ -56,8 +56,9 @@ def test_the_benchmark_by_size_runs_build_py_and_prints_the_growth_of_its_memory
 
 
 def test_the_sliced_benchmark_runs_each_read_job_slice_and_the_merge_and_checks_the_merged_site_byte_for_byte():
+    """At two sizes: each run's figures, and each process's memory projected along the line through them."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts/benchmark.py"), "--entrants", "2", "--sliced", "2", "--size", "24"],
+        [sys.executable, str(ROOT / "scripts/benchmark.py"), "--entrants", "2", "--sliced", "2", "--sizes", "12,24"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -66,7 +67,9 @@ def test_the_sliced_benchmark_runs_each_read_job_slice_and_the_merge_and_checks_
     rows = re.findall(
         r"^ *(read \d|slice \d|merge|one build) +([\d.]+) +([\d.]+) +(\d+) +([\d.]+) +([\d.]+)$", done.stdout, re.M
     )
-    assert [r[0] for r in rows] == ["read 1", "read 2", "slice 1", "slice 2", "merge", "one build"], done.stdout
+    assert [r[0] for r in rows] == 2 * ["read 1", "read 2", "slice 1", "slice 2", "merge", "one build"], done.stdout
+    memory = r"^projected peak memory for 1,000,000 transcripts, along the line through 12 and 24: a read job of 62,500"
+    assert re.search(memory, done.stdout, re.M), done.stdout
     assert "the merged site is byte-identical to one build's" in done.stdout
     projected = r"^projected for 1,000,000 transcripts on 16 runners: a read job [\d.]+ min, then a slice [\d.]+ min"
     assert re.search(projected, done.stdout, re.M)
@@ -90,6 +93,27 @@ def test_the_projected_cpu_counts_the_whole_versions_phases_once_for_each_runner
     reads_cpu, slices_cpu, merge_cpu = bench.projected_cpu(reads, slices, merge, runners=16, scale=10)
     assert reads_cpu == 50.0 and merge_cpu == 50.0
     assert slices_cpu == (16 * 4.0 + (12.0 - 3.0) + (14.0 - 4.0)) * 10  # the largest slice's whole-version phases
+
+
+def test_each_process_peak_is_projected_along_the_line_through_two_sizes_a_read_job_by_the_batch_it_reads(
+    monkeypatch, capsys
+):
+    """A process's memory has a large fixed part (the libraries), so it is projected along the line through two
+    sizes, not in step with the transcripts; a read job's by the transcripts of its batch (a sixteenth of a million
+    on 16 runners), a slice's and the merge's by the version's."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    spec = importlib.util.spec_from_file_location("benchmark_script", ROOT / "scripts/benchmark.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.project_peaks((50_000, 88.0, 282.0, 179.0), (100_000, 145.0, 456.0, 263.0), count=4)
+    said = capsys.readouterr().out
+    read = 145 + (145 - 88) / (25_000 - 12_500) * (62_500 - 25_000)  # batches of 12,500 and 25,000 read
+    slice_, merge = (y1 + (y1 - y0) / 50_000 * 900_000 for y0, y1 in ((282, 456), (179, 263)))
+    assert f"a read job of 62,500 transcripts {read:,.0f} MB" in said and round(read) == 316
+    assert f"a slice (of 4) {slice_:,.0f} MB, the merge {merge:,.0f} MB" in said
+    assert said.rstrip().endswith("against 1,024 MB a process: read job within, slice over, merge over")
 
 
 def test_the_whole_publish_is_timed_against_hugo_and_pagefind_in_alternating_rounds():
