@@ -128,3 +128,17 @@ def test_a_file_takes_about_a_hundred_bytes_beside_its_path():
         tracemalloc.stop()
     beside = held / len(rels) - sum(map(len, rels)) / len(rels)
     assert len(files) == len(rels) and beside < 60, beside
+
+
+def test_the_pages_of_hundreds_of_versions_are_told_apart():
+    """A file's version is a number per file: a merge of more versions than a byte counts (a release of many
+    benchmarks, each version a shard) still digests each version's pages apart."""
+    got = merge.Gathered()
+    names = [f"bench-{k:03d}/v1" for k in range(300)]
+    for k, name in enumerate(names):
+        rel = f"{name}/index.html"
+        got.files.add(Path(f"shard-{k}"), [(rel, hashlib.sha256(rel.encode()).digest(), name, name)])
+    assert merge._listed_twice(got) is None
+    assert {name: got.pages[name].result() for name in names} == {
+        name: pages_digest([f"{name}/index.html"]) for name in names
+    }

@@ -10,6 +10,7 @@ a version's pages, the publish manifest, the new site's listing) merges the shar
 
 from __future__ import annotations
 
+import functools
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -42,7 +43,10 @@ class Block:
     paths: str  # joined by newlines (a site path holds none)
     digests: bytes  # SHA * len
     sources: array  # indices into ShardFiles.sources
-    versions: bytes  # each file's: 0 for a search bundle's file, else 1 + its version's index in ShardFiles.versions
+    versions: array  # each file's: 0 for a search bundle's file, else 1 + its version's index in ShardFiles.versions
+
+    def __len__(self) -> int:
+        return len(self.sources)
 
     def rels(self) -> list[str]:
         return self.paths.split("\n")
@@ -86,7 +90,8 @@ class ShardFiles:
 
     def _block(self, shard: int, rows: list[Row]) -> Block:
         sources = array("I", (_number(self.sources, self._source_at, row[2]) for row in rows))
-        versions = bytes(0 if row[3] is None else 1 + _number(self.versions, self._version_at, row[3]) for row in rows)
+        version = functools.partial(_number, self.versions, self._version_at)
+        versions = array("I", (0 if row[3] is None else 1 + version(row[3]) for row in rows))
         return Block(shard, "\n".join(row[0] for row in rows), b"".join(row[1] for row in rows), sources, versions)
 
     def file(self, block: Block, i: int) -> ShardFile:
