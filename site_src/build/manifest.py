@@ -77,7 +77,7 @@ def write_manifest(
         **({"shard": shard} if shard else {}),
         "redactions": redactions,
     }
-    stream = entries(listed.described() if isinstance(listed, MergedFiles) else ((rel, None) for rel in files))
+    stream = entries(listed.described() if merged else ((rel, None) for rel in files))
     if len(files) <= PART_FILES and sum(map(len, sources.values())) <= PART_SOURCES:
         whole = list(stream)
         if sum(map(entry_bytes, whole)) <= PART_BYTES:

@@ -36,7 +36,7 @@ def take(files: ShardFiles, dest: Path, jobs: int | None = None) -> tuple[list[F
     by_shard = files.by_shard()
     for blocks in by_shard.values():
         _engines_ahead(blocks)
-    count = sum(-(-len(block.rels()) // CHUNK) for blocks in by_shard.values() for block in blocks)
+    count = sum(-(-len(block) // CHUNK) for blocks in by_shard.values() for block in blocks)
     findings: list[Finding] = []
     with forked(min(jobs or os.cpu_count() or 1, max(count, len(by_shard)))) as pool:
         each = pool.imap if pool else map
