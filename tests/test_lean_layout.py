@@ -40,6 +40,15 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, P
     return content, runs, root / "lean", root / "full"
 
 
+def manifest_files(site: Path) -> dict[str, dict]:
+    """Every file's entry in the site's publish manifest, from the manifest itself and each of its parts."""
+    root = json.loads((site / "publish-manifest.json").read_text())
+    files = dict(root["files"])
+    for part in root["parts"]:
+        files.update(json.loads((site / part["path"]).read_text())["files"])
+    return files
+
+
 def listed(site: Path, version: str) -> list[dict]:
     rows = []
     for part in json.loads((site / version / "data/transcripts.json").read_text())["parts"]:
@@ -98,14 +107,14 @@ CARD = re.compile(
 def test_a_lean_transcript_page_names_in_the_manifest_the_run_files_the_full_layouts_page_names(bench, sites):
     """The publish manifest gives a file that one transcript's records make its own sources, in either layout."""
     _, _, lean, full = sites
-    manifests = [json.loads((site / "publish-manifest.json").read_text()) for site in (lean, full)]
+    lean_files, full_files = manifest_files(lean), manifest_files(full)
     version = VERSIONS[bench]
     rows = listed(full, version)
     assert rows
     for row in rows:
         page = f"{version}/t/{fold(row['id'])}/{row['id']}"
-        named = manifests[1]["files"][f"{page}/index.html"]["sources"]
-        assert named and manifests[0]["files"][f"{page}.html"]["sources"] == named
+        named = full_files[f"{page}/index.html"]["sources"]
+        assert named and lean_files[f"{page}.html"]["sources"] == named
 
 
 @pytest.mark.parametrize("bench", LEAN)
@@ -298,7 +307,8 @@ def test_a_lean_download_is_kept_by_the_url_its_route_makes(tmp_path):
 
 def test_real_results_published_lean_keep_every_record_of_their_full_downloads(tmp_path):
     """On real logs (an Inspect agent log with tool calls, AlpacaEval's text_davinci_001 folder; tests/fixtures/,
-    with their licences): every transcript's line in the lean layout is its download in the full layout."""
+    with their licences): every transcript's line in the lean layout is its download in the full layout, and its
+    page names in the publish manifest the run files its full layout's page names."""
     from helpers import copy_project, set_layout
     from test_importers import build
     from test_real_results import AE1, AGENT, ALPACA
@@ -315,6 +325,7 @@ def test_real_results_published_lean_keep_every_record_of_their_full_downloads(t
     set_layout(project / "content", ("agent", "ae"))
     done = build(project, "--out", "lean", "--no-search", "-q")
     assert done.returncode == 0, done.stdout + done.stderr
+    manifests = {site: manifest_files(project / site) for site in ("full", "lean")}
     for bench in ("agent", "ae"):
         version = next(p for p in (project / "lean" / bench).iterdir() if (p / "data/transcripts.json").is_file())
         rows = listed(project / "lean", version.relative_to(project / "lean").as_posix())
@@ -323,6 +334,9 @@ def test_real_results_published_lean_keep_every_record_of_their_full_downloads(t
             line = unpacked(project / "lean" / row["download"]).splitlines()[row["line"] - 1]
             own = project / "full" / version.relative_to(project / "lean") / "data/t" / fold(row["id"])
             assert json.loads(line) == json.loads((own / f"{row['id']}.json").read_text(encoding="utf-8"))
+            page = f"{version.relative_to(project / 'lean').as_posix()}/t/{fold(row['id'])}/{row['id']}"
+            named = manifests["full"][f"{page}/index.html"]["sources"]
+            assert named and manifests["lean"][f"{page}.html"]["sources"] == named
 
 
 def test_a_site_over_its_hosts_size_or_files_names_the_benchmarks_that_could_be_lean(sites, tmp_path, capsys,
