@@ -53,7 +53,7 @@ def test_the_shards_files_come_out_in_path_order_each_with_what_its_shard_lists(
             files.add(shard, part)
     assert len(files) == len(rels)
     assert len(files.runs) == shards  # a shard's parts, each after the one before, make one run
-    got = [(rel, files.file(block, i)) for rel, block, i in files.in_order()]
+    got = list(MergedFiles([], files).described())
     assert [rel for rel, _ in got] == rels
     owner = {rel: shard for shard, mine in dealt(rels, shards).items() for rel in mine}
     for (rel, digest, sources, _), (_, file) in zip(rows_for(rels), got, strict=True):
@@ -112,22 +112,37 @@ def test_the_merged_sites_listing_puts_the_merges_own_pages_among_the_shards_fil
     assert described["index.html"] is None and described[rels[0]].sha256 == hashlib.sha256(rels[0].encode()).digest()
 
 
-def test_a_file_takes_about_a_hundred_bytes_beside_its_path():
-    """Packed, a file a merge holds costs its path's characters and about 40 bytes more (its digest, the numbers of
-    its sources and version, its share of the block): as Python objects it took about 400 bytes (a string, an object
-    and a bytes for each file, an entry in a dict of them all)."""
+def test_a_file_with_its_path_and_sources_takes_under_a_hundred_bytes():
+    """Packed, a file a merge holds costs its digest and a few bytes of compressed path and sources (its run's
+    transcript file and judgments, about 180 characters here): as Python objects its path, digest and sources took
+    about 700 bytes (a string for each, an object for the file, tuples of sources, entries in dicts of them all)."""
+    rng = random.Random(3)
     rels = paths(40_000)
+    run = "runs/tuckerbench/synthetic-e{:03d}"
+    given = {
+        shard: [
+            (rel, hashlib.sha256(rel.encode()).digest(), [
+                f"{run.format(rng.randrange(20))}/transcripts/s{rng.randrange(6)}.r{rng.randrange(800)}.json",
+                f"{run.format(0)}/judgments/jk.jsonl",
+                f"{run.format(0)}/judgments/jq.jsonl",
+            ], VERSION)
+            for rel in mine
+        ]
+        for shard, mine in dealt(rels, 16).items()
+    }  # fmt: skip
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         files = ShardFiles()
-        for shard, mine in dealt(rels, 16).items():
-            files.add(shard, rows_for(mine, sources=False))
+        for shard, rows in given.items():
+            files.add(shard, rows)
         held = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    beside = held / len(rels) - sum(map(len, rels)) / len(rels)
-    assert len(files) == len(rels) and beside < 60, beside
+    assert len(files) == len(rels) and held / len(rels) < 100, held / len(rels)
+    assert [file.sources for _, file in MergedFiles([], files).described()] == [
+        tuple(row[2]) for _, row in sorted((row[0], row) for rows in given.values() for row in rows)
+    ]
 
 
 def test_the_pages_of_hundreds_of_versions_are_told_apart():

@@ -74,7 +74,6 @@ class Gathered:
     held: dict[str, Held] = field(default_factory=dict)
     redactions: list[Any] | None = None
     problem: str | None = None
-    shared: dict[Any, Any] = field(default_factory=dict, repr=False)  # see _shared
 
 
 def confined(rel: object) -> str | None:
@@ -271,7 +270,7 @@ def _listed(
         if not _written(rel, bundle, got.views[name], part):
             whose = f"slice {part[0]}/{part[1]} of {name}" if part else f"shard build of {name}"
             return f"shard {folder} lists {rel}, which no {whose} writes; nothing was taken from it"
-        sources = _shared(entry.get("sources", entry.get("sources_of_version")), got.shared)
+        sources = entry.get("sources", entry.get("sources_of_version"))
         rows.append((rel, bytes.fromhex(entry["sha256"]), sources, name if bundle is None else None))
     got.files.add(folder, rows)
     return None
@@ -292,14 +291,6 @@ def _listed_twice(got: Gathered) -> str | None:
             name = got.files.versions[block.versions[i] - 1]
             got.pages.setdefault(name, PagesDigest()).add(rel)
     return None
-
-
-def _shared(sources: list[str] | str, shared: dict[Any, Any]) -> tuple[str, ...] | str:
-    """Sources as a tuple (ShardFiles keeps one object for equal ones: a transcript's page and download name the
-    same run files), each run file one string (its run's files recur across its transcripts)."""
-    if isinstance(sources, str):
-        return sources
-    return tuple(shared.setdefault(name, name) for name in sources)
 
 
 def _written(rel: str, bundle: str | None, view: VersionView, part: tuple[int, int] | None) -> bool:

@@ -1,16 +1,19 @@
 """The files a merge takes from its shards, held packed: each shard's listing in path order, in blocks of a few
-thousand files (a block's paths as one string, their SHA-256 digests as one bytes, their sources as numbers).
+thousand files (a block's paths and their sources compressed, their SHA-256 digests as one bytes).
 
 A merge of a million transcripts in one version takes about two million files. As Python objects (a string for each
 path, an object and a bytes for each file, an entry in a dict of them all) they took about 400 bytes a file, 0.8 GB;
-packed, about 110 bytes. What needs them in path order across shards (the files two shards both list, the digest of
-a version's pages, the publish manifest, the new site's listing) merges the shards' blocks as they are read
-(ShardFiles.in_order), as a sort merges its runs: a few thousand paths at a time, never every path at once.
+packed, about 40 bytes: the digest, and a few bytes of compressed path and sources (the paths of a block share their
+folders, the sources their run's folder). What needs them in path order across shards (the files two shards both
+list, the digest of a version's pages, the publish manifest, the new site's listing) merges the shards' blocks as
+they are read (ShardFiles.in_order), as a sort merges its runs: a block's paths are unpacked when it is reached, a few
+thousand at a time, never every path at once.
 """
 
 from __future__ import annotations
 
 import functools
+import zlib
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -18,11 +21,15 @@ from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
+import orjson
+
 BLOCK = 2_000  # files in a block
 SHA = 32  # bytes of a SHA-256
+LEVEL = 1  # zlib's fastest: a block's paths and sources shrink 5-10 times all the same
 
 Sources = tuple[str, ...] | str  # as a shard's manifest names them: run files, or a version ("bench/version")
-Row = tuple[str, bytes, Sources, str | None]  # site path, SHA-256, sources, the version of a page (None: search)
+# site path, SHA-256, sources, the version of a page (None: a search bundle's file)
+Row = tuple[str, bytes, Sources | list[str], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,19 +44,31 @@ class ShardFile:
 @dataclass(frozen=True, slots=True)
 class Block:
     """Up to BLOCK files of one shard, in path order. A site path a merge takes is plain ASCII (merge.confined), so
-    the joined paths take one byte a character."""
+    the joined paths take one byte a character before they are compressed."""
 
     shard: int  # in ShardFiles.shards
-    paths: str  # joined by newlines (a site path holds none)
+    last: str  # the last path: where the block ends
+    paths: bytes  # joined by newlines (a site path holds none), compressed
     digests: bytes  # SHA * len
-    sources: array  # indices into ShardFiles.sources
+    sources: bytes  # each file's, as a JSON list (a run file's name may hold any character but NUL), compressed
     versions: array  # each file's: 0 for a search bundle's file, else 1 + its version's index in ShardFiles.versions
 
+    @classmethod
+    def of(cls, shard: int, rows: list[Row], version: functools.partial) -> Block:
+        paths = "\n".join(row[0] for row in rows).encode("ascii")
+        sources = orjson.dumps([row[2] for row in rows])
+        versions = array("I", (0 if row[3] is None else 1 + version(row[3]) for row in rows))
+        digests = b"".join(row[1] for row in rows)
+        return cls(shard, rows[-1][0], zlib.compress(paths, LEVEL), digests, zlib.compress(sources, LEVEL), versions)
+
     def __len__(self) -> int:
-        return len(self.sources)
+        return len(self.versions)
 
     def rels(self) -> list[str]:
-        return self.paths.split("\n")
+        return zlib.decompress(self.paths).decode("ascii").split("\n")
+
+    def sources_each(self) -> list[Sources]:
+        return [s if isinstance(s, str) else tuple(s) for s in orjson.loads(zlib.decompress(self.sources))]
 
     def sha256(self, i: int) -> bytes:
         return self.digests[SHA * i : SHA * (i + 1)]
@@ -63,9 +82,7 @@ class ShardFiles:
     def __init__(self) -> None:
         self.shards: list[Path] = []
         self.runs: list[list[Block]] = []
-        self.sources: list[Sources] = []
         self.versions: list[str] = []
-        self._source_at: dict[Sources, int] = {}  # sources -> their index in self.sources
         self._version_at: dict[str, int] = {}
         self._count = 0
 
@@ -80,22 +97,14 @@ class ShardFiles:
         if not self.shards or self.shards[-1] != shard:
             self.shards.append(shard)
         number = len(self.shards) - 1
-        blocks = [self._block(number, rows[i : i + BLOCK]) for i in range(0, len(rows), BLOCK)]
+        version = functools.partial(_number, self.versions, self._version_at)
+        blocks = [Block.of(number, rows[i : i + BLOCK], version) for i in range(0, len(rows), BLOCK)]
         last = self.runs[-1][-1] if self.runs else None
-        if last is not None and last.shard == number and last.paths.rpartition("\n")[2] < rows[0][0]:
+        if last is not None and last.shard == number and last.last < rows[0][0]:
             self.runs[-1] += blocks
         else:
             self.runs.append(blocks)
         self._count += len(rows)
-
-    def _block(self, shard: int, rows: list[Row]) -> Block:
-        sources = array("I", (_number(self.sources, self._source_at, row[2]) for row in rows))
-        version = functools.partial(_number, self.versions, self._version_at)
-        versions = array("I", (0 if row[3] is None else 1 + version(row[3]) for row in rows))
-        return Block(shard, "\n".join(row[0] for row in rows), b"".join(row[1] for row in rows), sources, versions)
-
-    def file(self, block: Block, i: int) -> ShardFile:
-        return ShardFile(self.shards[block.shard], block.sha256(i), self.sources[block.sources[i]])
 
     def by_shard(self) -> dict[Path, list[Block]]:
         """Each shard's blocks, in the order the shards were added."""
@@ -121,7 +130,7 @@ class ShardFiles:
 
 
 def _number(values: list, at: dict, value: object) -> int:
-    """value's index in values, appended the first time it is met (equal values share one index and one object)."""
+    """value's index in values, appended the first time it is met."""
     if value not in at:
         at[value] = len(values)
         values.append(value)
@@ -166,9 +175,17 @@ class MergedFiles:
         return (rel for rel, _, _ in self._merged())
 
     def described(self) -> Iterator[tuple[str, ShardFile | None]]:
-        """Each file with what its shard lists of it (None for a file the merge wrote)."""
+        """Each file with what its shard lists of it (None for a file the merge wrote). A block's sources are unpacked
+        when its first file is reached and let go after its last (in_order gives a block's files in their order)."""
+        shards, unpacked = self.taken.shards, {}
         for rel, block, i in self._merged():
-            yield rel, None if block is None else self.taken.file(block, i)
+            if block is None:
+                yield rel, None
+                continue
+            sources = unpacked.get(id(block)) or unpacked.setdefault(id(block), block.sources_each())
+            if i == len(block) - 1:
+                del unpacked[id(block)]
+            yield rel, ShardFile(shards[block.shard], block.sha256(i), sources[i])
 
     def _merged(self) -> Iterator[tuple[str, Block | None, int]]:
         rendered = iter(self.rendered)
