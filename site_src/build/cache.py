@@ -23,14 +23,13 @@ moves it in only once its site is in place: a build that fails or is refused lea
 
 from __future__ import annotations
 
-import bisect
 import functools
 import hashlib
 import os
 import secrets
 import shutil
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
@@ -59,6 +58,7 @@ from ..paths import PACKAGE, TEMPLATES
 from ..readers.project import Prior
 from ..systems import systems
 from ..workers import forked
+from .input_files import InputFiles
 from .sealed import Seal, machine_key
 from .store import read_run, read_value, turns_beside, write_run, write_value
 
@@ -69,6 +69,7 @@ STATE_FORMAT = 4  # 3: JSON lines (see _dump_state); 4: every file sealed (build
 STATE = "state.jsonl"
 HASHED_APART = 2_000  # files to hash, per core at least, for them to be hashed on more than one (sha256s)
 HASHED_CHUNK = 1_000  # files a worker hashes at a time
+HASHED_TOGETHER = 50_000  # files _digests stats and hashes at a time (on every core past HASHED_APART a core)
 DRAWINGS, SPECS = "drawings.sealed", "specs.sealed"
 STAGE = ".new-"  # .<out>.cache.new-<pid>-<token>: a build's stage (BuildCache.stage)
 OF_INPUTS = ("format", "code", "inputs", "clean")  # what the state records of the inputs alone, not of the output
@@ -92,34 +93,42 @@ def _recorded(packed: bytes | None) -> list[int] | None:
     return list(IDENTITY.unpack(packed)) if packed else None
 
 
-def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> dict[str, bytes]:
+def _digests(folder: Path, label: str, seen: dict[str, Any] | None = None) -> InputFiles:
     """label/relative path -> the size, mtime and inode (outdir.IDENTITY's packing) and SHA-256 (32 bytes) of every
-    file below folder (bytecode caches aside), as one bytes (_hex_of, _as_recorded): a million run files took about
-    250 bytes each more as a list of numbers and hex. A file whose size, mtime and inode are those recorded in seen
-    (the build state's form: [size, mtime, inode, hex]) keeps its recorded digest, as git's index does; a build with
-    --fresh hashes everything again (sha256s: on every core when there are many)."""
-    out: dict[str, bytes] = {}
-    seen = seen or {}
-    unknown: list[str] = []  # the files whose digest is not known: hashed together below
-    if folder.is_dir():
-        root = str(folder) + os.sep
-        for rel in files_below(folder):
-            if "__pycache__" in rel.split("/"):
-                continue
-            try:
-                st = os.stat(root + rel)  # one call for what it is and its stat
-            except OSError:
-                continue  # a dangling link: no file
-            if S_ISREG(st.st_mode):
-                name = f"{label}/{rel}"
-                stat = _identity(st)
-                before = seen.get(name)
-                same = isinstance(before, list) and before[:3] == stat and isinstance(before[3], str)
-                out[name] = IDENTITY.pack(*stat) + (bytes.fromhex(before[3]) if same else b"")  # type: ignore[index]
-                if not same:
-                    unknown.append(rel)
-        for rel, digest in zip(unknown, sha256s([root + rel for rel in unknown]), strict=True):
-            out[f"{label}/{rel}"] += digest
+    file below folder (bytecode caches aside), as one bytes (_hex_of, _as_recorded), held packed (input_files.py): a
+    million run files took about 250 bytes each more as a list of numbers and hex, and 250 more in a dict. A file
+    whose size, mtime and inode are those recorded in seen (the build state's form: [size, mtime, inode, hex]) keeps
+    its recorded digest, as git's index does; a build with --fresh hashes everything again (sha256s: on every core
+    when there are many), HASHED_TOGETHER files at a time."""
+    if not folder.is_dir():
+        return InputFiles()
+    root, rels = str(folder) + os.sep, files_below(folder)
+    chunks = (rels[i : i + HASHED_TOGETHER] for i in range(0, len(rels), HASHED_TOGETHER))
+    return InputFiles(pair for chunk in chunks for pair in _digest_chunk(root, label, chunk, seen or {}))
+
+
+def _digest_chunk(root: str, label: str, rels: list[str], seen: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """_digests' pairs for some of its files, in order: a file's stat, then its digest as recorded or hashed."""
+    out: list[tuple[str, bytes]] = []
+    unknown: list[int] = []  # where in out the files whose digest is not known are: hashed together below
+    for rel in rels:
+        if "__pycache__" in rel.split("/"):
+            continue
+        try:
+            st = os.stat(root + rel)  # one call for what it is and its stat
+        except OSError:
+            continue  # a dangling link: no file
+        if S_ISREG(st.st_mode):
+            name = f"{label}/{rel}"
+            stat = _identity(st)
+            before = seen.get(name)
+            same = isinstance(before, list) and before[:3] == stat and isinstance(before[3], str)
+            out.append((name, IDENTITY.pack(*stat) + (bytes.fromhex(before[3]) if same else b"")))  # type: ignore[index]
+            if not same:
+                unknown.append(len(out) - 1)
+    paths = [root + out[i][0].removeprefix(f"{label}/") for i in unknown]
+    for i, digest in zip(unknown, sha256s(paths), strict=True):
+        out[i] = (out[i][0], out[i][1] + digest)
     return out
 
 
@@ -128,7 +137,7 @@ def _hex_of(packed: bytes) -> str:
     return packed[IDENTITY.size :].hex()
 
 
-def _as_recorded(files: dict[str, bytes]) -> Iterator[tuple[str, list[Any]]]:
+def _as_recorded(files: Mapping[str, bytes]) -> Iterator[tuple[str, list[Any]]]:
     """Files as _digests packs them, in the build state's form: name, [size, mtime, inode, SHA-256 hex]."""
     for name, packed in files.items():
         yield name, [*IDENTITY.unpack(packed[: IDENTITY.size]), _hex_of(packed)]
@@ -211,7 +220,7 @@ class BuildCache:
     out: Path
     options: dict[str, Any]
     previous: dict[str, Any]  # what the last build into out recorded (empty when none, or with --fresh)
-    inputs: dict[str, bytes]  # content and run files (named as the readers name them) -> stat and digest (_digests)
+    inputs: InputFiles  # content and run files (named as the readers name them) -> stat and digest (_digests)
     scope: str = "all"  # which pages: "all", "only bench/version" (a shard) or "merge"
     fresh: bool = False  # --fresh: nothing an earlier build kept is used (runs are read, and what they give worked out)
     code_files: dict[str, bytes] = field(init=False)  # the code and templates -> stat and digest (_digests)
@@ -229,8 +238,6 @@ class BuildCache:
     # refused leaves the cache folder as it was (discard removes it)
     stage: Path = field(init=False)
     runs_used: set[str] = field(init=False, default_factory=set)  # run caches this build read or wrote
-    # the run files (runs/bench/run/file) in order: a folder's files lie together, found by bisection
-    run_names: list[str] = field(init=False)
     run_keys_of: dict[int, dict[Any, str]] = field(init=False, default_factory=dict)
     # run file -> (the run, what was worked out from it when it was loaded): what changed since is kept (save)
     derived_from: dict[Path, tuple[Any, dict[str, Any]]] = field(init=False, default_factory=dict)
@@ -244,8 +251,7 @@ class BuildCache:
                 code.update(_digests(s.folder, s.package, seen))
         self.code_files = code
         self.code = _hash(GENERATOR, {k: _hex_of(v) for k, v in code.items()})
-        self.content = {k: _hex_of(v) for k, v in self.inputs.items() if k.startswith("content/")}
-        self.run_names = sorted(k for k in self.inputs if not k.startswith("content/"))
+        self.content = {k: _hex_of(v) for k, v in self.inputs.below("content/")}
         self.key = _hash(STATE_FORMAT, self.code, self.options, self.content, self._runs_digest(), self.scope)
         folder = cache_folder(self.out)
         self.stage = folder.with_name(f"{folder.name}{STAGE}{os.getpid()}-{secrets.token_hex(4)}")
@@ -445,17 +451,16 @@ class BuildCache:
         return self._outputs() == self.previous.get("outputs")
 
     def _files_in(self, rel: str) -> list[tuple[str, str]]:
-        """(name, digest) of every run file below the folder rel: they lie together in sorted order."""
-        start = bisect.bisect_left(self.run_names, rel + "/")
-        end = bisect.bisect_left(self.run_names, rel + "0")  # "0" is the character after "/"
-        return [(n, _hex_of(self.inputs[n])) for n in self.run_names[start:end]]
+        """(name, digest) of every run file below the folder rel: they lie together in name order."""
+        return [(name, _hex_of(packed)) for name, packed in self.inputs.below(rel + "/")]
 
     def _runs_digest(self) -> str:
         """One SHA-256 over every run file's name and digest, in name order, taken a file at a time: at a million
         run files, a dict of them dumped whole for the build's key took about 100 MB."""
         digest = hashlib.sha256()
-        for name in self.run_names:  # a name holds no NUL; a digest is 32 bytes
-            digest.update(b"%s\0%s" % (name.encode(), self.inputs[name][IDENTITY.size :]))
+        for name, packed in self.inputs.items():  # a name holds no NUL; a digest is 32 bytes
+            if not name.startswith("content/"):
+                digest.update(b"%s\0%s" % (name.encode(), packed[IDENTITY.size :]))
         return digest.hexdigest()
 
     def _run_keys(self, release: Release) -> dict[tuple[tuple[str, str], str], str]:
