@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .allocator import fix_mmap_threshold
 from .hosts import HOSTS
 from .problems import Problems
 from .progress import bar
@@ -364,6 +365,7 @@ def console() -> None:
     """The `evalboard` command (and build.py). Once the command is done, every file is written and closed and
     every worker has ended: it leaves without freeing what was read object by object, which took Python 0.6-0.8 s
     at exit after a build of 10,000 transcripts."""
+    fix_mmap_threshold()  # what the command frees in large blocks goes back (allocator.py)
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -1,0 +1,28 @@
+"""How a build's process gives back the large buffers it frees (glibc's malloc; elsewhere nothing is changed).
+
+glibc maps a block of 128 KiB or more on its own, and unmaps it when it is freed; but once such a block is freed,
+it raises that bound to the block's size, up to 32 MiB, so later blocks of that size come from the heap, where a
+block still in use above them keeps the freed ones from going back. A build frees many such blocks (a manifest's
+part of 10 MiB and the buffers it grows in, a run's file read whole, a page's text): a merge of 99,960 transcripts
+held 206 MB at its peak with the bound moving, 176 MB with it fixed (and at a million, about 1.1 GB against 0.8).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+M_MMAP_THRESHOLD = -3  # mallopt's parameter, from glibc's malloc.h
+THRESHOLD = 128 * 1024  # glibc's own starting bound
+
+
+def fix_mmap_threshold(threshold: int = THRESHOLD) -> bool:
+    """Fix the size from which glibc maps a block on its own (which also stops it moving); False where the C
+    library is not glibc. Called once, before a command does its work: worker processes forked after inherit it."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (musl, macOS): it has no mallopt, or none to call
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return mallopt(M_MMAP_THRESHOLD, threshold) == 1
