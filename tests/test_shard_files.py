@@ -20,7 +20,7 @@ VERSION = "tuckerbench/v1-pilot"
 def rows_for(rels: list[str], sources: bool = True) -> list[shard_files.Row]:
     """A row for each file; without sources, none (as a lean transcript page names none)."""
     return [
-        (rel, hashlib.sha256(rel.encode()).digest(), (f"runs/{rel[-7:]}",) if sources else (), VERSION) for rel in rels
+        (rel, hashlib.sha256(rel.encode()).digest(), [f"runs/{rel[-7:]}"] if sources else [], VERSION) for rel in rels
     ]
 
 
@@ -141,7 +141,7 @@ def test_a_file_with_its_path_and_sources_takes_under_a_hundred_bytes():
         tracemalloc.stop()
     assert len(files) == len(rels) and held / len(rels) < 100, held / len(rels)
     assert [file.sources for _, file in MergedFiles([], files).described()] == [
-        tuple(row[2]) for _, row in sorted((row[0], row) for rows in given.values() for row in rows)
+        row[2] for _, row in sorted((row[0], row) for rows in given.values() for row in rows)
     ]
 
 

@@ -27,9 +27,8 @@ BLOCK = 2_000  # files in a block
 SHA = 32  # bytes of a SHA-256
 LEVEL = 1  # zlib's fastest: a block's paths and sources shrink 5-10 times all the same
 
-Sources = tuple[str, ...] | str  # as a shard's manifest names them: run files, or a version ("bench/version")
-# site path, SHA-256, sources, the version of a page (None: a search bundle's file)
-Row = tuple[str, bytes, Sources | list[str], str | None]
+Sources = list[str] | str  # as a shard's manifest names them: run files, or a version ("bench/version")
+Row = tuple[str, bytes, Sources, str | None]  # site path, SHA-256, sources, the version of a page (None: search)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +67,7 @@ class Block:
         return zlib.decompress(self.paths).decode("ascii").split("\n")
 
     def sources_each(self) -> list[Sources]:
-        return [s if isinstance(s, str) else tuple(s) for s in orjson.loads(zlib.decompress(self.sources))]
+        return orjson.loads(zlib.decompress(self.sources))
 
     def sha256(self, i: int) -> bytes:
         return self.digests[SHA * i : SHA * (i + 1)]
@@ -183,7 +182,7 @@ class MergedFiles:
                 yield rel, None
                 continue
             sources = unpacked.get(id(block)) or unpacked.setdefault(id(block), block.sources_each())
-            if i == len(block) - 1:
+            if i == len(sources) - 1:
                 del unpacked[id(block)]
             yield rel, ShardFile(shards[block.shard], block.sha256(i), sources[i])
 
