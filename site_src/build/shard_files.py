@@ -3,11 +3,11 @@ thousand files (a block's paths and their sources compressed, their SHA-256 dige
 
 A merge of a million transcripts in one version takes about two million files. As Python objects (a string for each
 path, an object and a bytes for each file, an entry in a dict of them all) they took about 400 bytes a file, 0.8 GB;
-packed, about 40 bytes: the digest, and a few bytes of compressed path and sources (the paths of a block share their
-folders, the sources their run's folder). What needs them in path order across shards (the files two shards both
-list, the digest of a version's pages, the publish manifest, the new site's listing) merges the shards' blocks as
-they are read (ShardFiles.in_order), as a sort merges its runs: a block's paths are unpacked when it is reached, a few
-thousand at a time, never every path at once.
+packed, about 50 bytes with its sources: the digest, and a few bytes of compressed path and sources (the paths of
+a block share their folders, the sources their run's folder). What needs them in path order across shards (the
+files two shards both list, the digest of a version's pages, the publish manifest, the new site's listing) merges
+the shards' blocks as they are read (ShardFiles.in_order), as a sort merges its runs: a block's paths are unpacked
+when it is reached, a few thousand at a time, never every path at once.
 """
 
 from __future__ import annotations
