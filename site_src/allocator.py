@@ -10,7 +10,6 @@ held 206 MB at its peak with the bound moving, 176 MB with it fixed (and at a mi
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 
 M_MMAP_THRESHOLD = -3  # mallopt's parameter, from glibc's malloc.h
 THRESHOLD = 128 * 1024  # glibc's own starting bound
@@ -20,8 +19,7 @@ def fix_mmap_threshold(threshold: int = THRESHOLD) -> bool:
     """Fix the size from which glibc maps a block on its own (which also stops it moving); False where the C
     library is not glibc. Called once, before a command does its work: worker processes forked after inherit it."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
-        mallopt = libc.mallopt
+        mallopt = ctypes.CDLL(None).mallopt  # the symbols already loaded: the C library's, with no search for it
     except (OSError, AttributeError):  # not glibc (musl, macOS): it has no mallopt, or none to call
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
