@@ -31,6 +31,21 @@ def fold(name: str) -> str:
     return hashlib.sha256(name.encode("utf-8")).hexdigest()[:2]
 
 
+def manifest_and_parts(site: Path) -> tuple[dict, list[dict]]:
+    """A site's publish manifest and each of its parts, in the order it names them."""
+    root = json.loads((site / "publish-manifest.json").read_text(encoding="utf-8"))
+    return root, [json.loads((site / p["path"]).read_text(encoding="utf-8")) for p in root["parts"]]
+
+
+def manifest_files(site: Path) -> dict[str, dict]:
+    """Every file's entry in a site's publish manifest, from the manifest itself and each of its parts."""
+    root, parts = manifest_and_parts(site)
+    files = dict(root["files"])
+    for part in parts:
+        files.update(part["files"])
+    return files
+
+
 def load(runs: Path, content: Path = CONTENT) -> Project:
     return load_project(content, [runs], Problems())
 

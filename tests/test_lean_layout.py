@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CONTENT, edit_jsonl, fold, lean_content, tree_hash, unpacked
+from helpers import CONTENT, edit_jsonl, fold, lean_content, manifest_files, tree_hash, unpacked
 
 from site_src.build.scanning import scan_written
 from site_src.cli import main
@@ -38,15 +38,6 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, P
     assert run(content, runs, "--out", str(root / "lean")) == 0
     assert run(CONTENT, runs, "--out", str(root / "full")) == 0
     return content, runs, root / "lean", root / "full"
-
-
-def manifest_files(site: Path) -> dict[str, dict]:
-    """Every file's entry in the site's publish manifest, from the manifest itself and each of its parts."""
-    root = json.loads((site / "publish-manifest.json").read_text())
-    files = dict(root["files"])
-    for part in root["parts"]:
-        files.update(json.loads((site / part["path"]).read_text())["files"])
-    return files
 
 
 def listed(site: Path, version: str) -> list[dict]:

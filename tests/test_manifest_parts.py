@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CONTENT, edit_jsonl, lean_content, tree_hash
+from helpers import CONTENT, edit_jsonl, lean_content, manifest_and_parts, tree_hash
 
 import site_src.build.manifest as manifest_module
 from site_src import outdir
@@ -31,23 +31,18 @@ def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(manifest_module, "PART_SOURCES", SOURCES)
 
 
-def read(site: Path) -> tuple[dict, list[dict]]:
-    root = json.loads((site / outdir.MANIFEST).read_text())
-    return root, [json.loads((site / p["path"]).read_text()) for p in root["parts"]]
-
-
 def every_file(site: Path) -> set[str]:
     return {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
 
 
 def test_a_large_manifest_is_written_in_parts_that_list_every_file_and_every_source(runs_copy, tmp_path, monkeypatch):
     assert run(runs_copy, "--out", str(tmp_path / "one")) == 0
-    whole, none = read(tmp_path / "one")
+    whole, none = manifest_and_parts(tmp_path / "one")
     assert whole["manifest_version"] == 3 and whole["parts"] == [] and none == []  # a small site: one file
     monkeypatch.setattr(manifest_module, "PART_FILES", FILES)
     monkeypatch.setattr(manifest_module, "PART_SOURCES", SOURCES)
     assert run(runs_copy, "--out", str(tmp_path / "parted")) == 0
-    root, parts = read(tmp_path / "parted")
+    root, parts = manifest_and_parts(tmp_path / "parted")
     assert root["files"] == {} and root["version_sources"] == {} and len(parts) > 3
     assert [p["path"] for p in root["parts"]] == [f"publish-manifest/{k}.json" for k in range(1, len(parts) + 1)]
     assert all(len(part["files"]) <= FILES for part in parts)
@@ -82,7 +77,7 @@ def test_a_large_manifest_is_written_in_parts_that_list_every_file_and_every_sou
 def test_a_rebuild_of_a_site_in_parts_is_a_clean_builds_and_leaves_no_old_part(runs_copy, tmp_path, monkeypatch):
     out = tmp_path / "site"
     assert run(runs_copy, "--out", str(out)) == 0
-    first = len(read(out)[1])
+    first = len(manifest_and_parts(out)[1])
     edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 1, lambda r: r.update(raw_output="x"))
     assert run(runs_copy, "--out", str(out)) == 0
     assert run(runs_copy, "--out", str(tmp_path / "clean")) == 0
@@ -90,14 +85,14 @@ def test_a_rebuild_of_a_site_in_parts_is_a_clean_builds_and_leaves_no_old_part(r
     monkeypatch.setattr(manifest_module, "PART_FILES", FILES * 3)  # fewer parts: the extra ones are gone
     edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 2, lambda r: r.update(raw_output="y"))
     assert run(runs_copy, "--out", str(out)) == 0
-    assert 0 < len(read(out)[1]) < first
+    assert 0 < len(manifest_and_parts(out)[1]) < first
     assert run(runs_copy, "--out", str(tmp_path / "clean2")) == 0
     assert tree_hash(out) == tree_hash(tmp_path / "clean2")
     monkeypatch.setattr(manifest_module, "PART_FILES", 10_000)
     monkeypatch.setattr(manifest_module, "PART_SOURCES", 100_000)
     edit_jsonl(runs_copy / "uzbek-pack/demo-model-a-run1/responses.jsonl", 3, lambda r: r.update(raw_output="z"))
     assert run(runs_copy, "--out", str(out)) == 0  # back to one file: the folder of parts is gone
-    assert not (out / "publish-manifest").exists() and read(out)[0]["parts"] == []
+    assert not (out / "publish-manifest").exists() and manifest_and_parts(out)[0]["parts"] == []
 
 
 @pytest.mark.usefixtures("small_parts")
@@ -129,14 +124,14 @@ def test_shards_with_manifests_in_parts_merge_into_one_builds_site(runs_copy, tm
     for version in ("uzbek-pack/0.1.0", "tuckerbench/v1-pilot", "halees-dual-layer/halees-dual-layer-v1"):
         shards.append(tmp_path / version.replace("/", "_"))
         assert run(runs_copy, "--only", version, "--out", str(shards[-1])) == 0
-    assert len(read(shards[1])[1]) > 1
+    assert len(manifest_and_parts(shards[1])[1]) > 1
     assert run(runs_copy, "merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 0
     assert run(runs_copy, "--out", str(tmp_path / "whole")) == 0
     assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
     slices = [tmp_path / f"slice-{k}" for k in (1, 2)]  # TuckerBench in two slices, each with its manifest in parts
     for k, folder in enumerate(slices, 1):
         assert run(runs_copy, "--only", "tuckerbench/v1-pilot", "--slice", f"{k}/2", "--out", str(folder)) == 0
-    assert any(read(folder)[1] for folder in slices)  # a slice of at most 60 files has its manifest whole
+    assert any(manifest_and_parts(folder)[1] for folder in slices)  # a slice of at most 60 files has its manifest whole
     mixed = [shards[0], *slices[::-1], shards[2]]
     assert run(runs_copy, "merge", *map(str, mixed), "--out", str(tmp_path / "from-slices")) == 0
     assert tree_hash(tmp_path / "from-slices") == tree_hash(tmp_path / "whole")
@@ -160,7 +155,7 @@ def test_a_merge_reads_a_shards_listing_a_part_at_a_time_and_refuses_a_file_list
 
     shard = tmp_path / "tucker"
     assert run(runs_copy, "--only", "tuckerbench/v1-pilot", "--out", str(shard)) == 0
-    root, parts = read(shard)
+    root, parts = manifest_and_parts(shard)
     assert len(parts) > 2 and all(len(part["files"]) <= FILES for part in parts)
     first, second = (shard / p["path"] for p in root["parts"][:2])
     listed = json.loads(second.read_text())
@@ -185,14 +180,14 @@ def test_a_part_ends_at_its_bytes_as_well_as_its_files_so_lean_downloads_naming_
     content = lean_content(tmp_path / "content", ("tuckerbench", "uzbek-pack"))
     lean = ["--content", str(content), "--runs", str(runs_copy), "--quiet"]
     assert main([*lean, "--out", str(tmp_path / "one")]) == 0
-    whole, _ = read(tmp_path / "one")
+    whole, _ = manifest_and_parts(tmp_path / "one")
     downloads = [item for item in whole["files"].items() if item[0].endswith(".jsonl.gz")]
     heavy = max(downloads, key=lambda item: len(item[1]["sources"]))
     assert len(heavy[1]["sources"]) > 2  # a download names its transcripts' run files
     bound = 12 * manifest_module.entry_bytes(heavy)
     monkeypatch.setattr(manifest_module, "PART_BYTES", bound)  # the part's count of files stays 10,000
     assert main([*lean, "--out", str(tmp_path / "parted")]) == 0
-    root, parts = read(tmp_path / "parted")
+    root, parts = manifest_and_parts(tmp_path / "parted")
     listing = [part["files"] for part in parts if part["files"]]
     assert len(listing) > 3 and all(len(files) < 10_000 for files in listing)
     for entry, part in zip(root["parts"], parts, strict=True):
@@ -266,7 +261,8 @@ def test_real_fixtures_in_shards_with_manifests_in_parts_merge_into_one_builds_s
         for cut in cuts:
             shards.append(tmp_path / f"shard-{len(shards)}")
             assert built("--only", version, *(["--slice", cut] if cut else []), "--out", str(shards[-1])) == 0
-    assert len(read(shards[versions.index("alpaca/v1")])[1]) > 1  # AlpacaEval's first slice: its manifest in parts
+    first_slice = shards[versions.index("alpaca/v1")]  # AlpacaEval's first slice: its manifest in parts
+    assert len(manifest_and_parts(first_slice)[1]) > 1
     assert built("merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 0
     assert tree_hash(tmp_path / "merged") == tree_hash(tmp_path / "whole")
 
