@@ -111,6 +111,7 @@ def _digest_chunk(root: str, label: str, rels: list[str], seen: dict[str, Any]) 
     """_digests' pairs for some of its files, in order: a file's stat, then its digest as recorded or hashed."""
     out: list[tuple[str, bytes]] = []
     unknown: list[int] = []  # where in out the files whose digest is not known are: hashed together below
+    paths: list[str] = []  # and their paths on disk
     for rel in rels:
         if "__pycache__" in rel.split("/"):
             continue
@@ -126,7 +127,7 @@ def _digest_chunk(root: str, label: str, rels: list[str], seen: dict[str, Any]) 
             out.append((name, IDENTITY.pack(*stat) + (bytes.fromhex(before[3]) if same else b"")))  # type: ignore[index]
             if not same:
                 unknown.append(len(out) - 1)
-    paths = [root + out[i][0].removeprefix(f"{label}/") for i in unknown]
+                paths.append(root + rel)
     for i, digest in zip(unknown, sha256s(paths), strict=True):
         out[i] = (out[i][0], out[i][1] + digest)
     return out

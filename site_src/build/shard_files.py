@@ -181,7 +181,9 @@ class MergedFiles:
             if block is None:
                 yield rel, None
                 continue
-            sources = unpacked.get(id(block)) or unpacked.setdefault(id(block), block.sources_each())
+            if id(block) not in unpacked:
+                unpacked[id(block)] = block.sources_each()
+            sources = unpacked[id(block)]
             if i == len(sources) - 1:
                 del unpacked[id(block)]
             yield rel, ShardFile(shards[block.shard], block.sha256(i), sources[i])
