@@ -98,6 +98,28 @@ def test_the_bundles_are_dealt_so_that_the_slices_render_about_as_many_transcrip
         assert sum(load) == 48 and max(load) - min(load) <= max(len(p) for p in found.values()), (count, load)
 
 
+def test_a_transcript_page_goes_with_its_bundle_and_a_path_only_shaped_like_one_by_its_own_hash(demo, monkeypatch):
+    """The slicer finds a page's bundle from its transcript (its run and folder of 256), with no map of every page:
+    only the path the layout gives the transcript's page counts as it; the same name in another folder, or a name
+    that is no transcript's, is dealt by the hash of its path like any other file."""
+    from site_src.site import search_index
+    from site_src.site.slicing import Slicer
+
+    monkeypatch.setattr(search_index, "PAGES_PER_BUNDLE", 4)
+    release = build_release(demo)
+    slicer, count = Slicer(release), 5
+    for name, pages in bundles(release).items():
+        if not name.startswith(TUCKER + "/"):
+            continue
+        for page in pages:
+            assert slicer.of(page, count) == slicer.of(name, count)
+            folders = page.split("/")
+            other = f"{(int(folders[3], 16) + 1) % 256:02x}"
+            elsewhere = "/".join([*folders[:3], other, *folders[4:]])
+            for shaped in (elsewhere, page.replace(folders[4], "no-such-transcript")):
+                assert slicer.of(shaped, count) == slice_of(shaped, count), shaped
+
+
 def test_a_merge_refuses_a_missing_slice_a_repeated_one_and_slices_of_two_counts(built, tmp_path, capsys):
     runs, root, parts = built
     others = [str(s) for s in parts[PACK] + parts[RUBRIC]]

@@ -29,7 +29,7 @@ import os
 import secrets
 import shutil
 import struct
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
@@ -504,11 +504,12 @@ class BuildCache:
 
         return each_page_key(release, self.base)
 
-    def search_keys(self, release: Release) -> dict[str, str]:
-        """Transcript page (site path) -> key of what search indexes of it (see page_keys.search_keys)."""
+    def search_keys(self, release: Release, pages: Container[str]) -> dict[str, str]:
+        """Transcript page (site path) -> key of what search indexes of it (see page_keys.search_keys), for the
+        pages given."""
         from .page_keys import search_keys
 
-        return search_keys(release, self.base)
+        return search_keys(release, self.base, pages)
 
     @cached_property
     def base(self) -> str:
@@ -556,7 +557,7 @@ class BuildCache:
 
     def bundle_keys(self, bundles: dict[str, list[str]], release: Release) -> dict[str, str]:
         """A search bundle's key: the keys of what search indexes of each page it indexes."""
-        keys = self.search_keys(release)
+        keys = self.search_keys(release, {page for pages in bundles.values() for page in pages})  # a slice's own
         return {name: _hash([keys.get(p) for p in pages]) for name, pages in bundles.items()}
 
     def reusable_bundles(self, bundle_keys: dict[str, str]) -> dict[str, list[str]]:

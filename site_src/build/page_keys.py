@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -124,17 +124,18 @@ def each_page_key(release: Release, base: str) -> Iterator[tuple[str, str]]:
         yield from _version_keys(view, base)
 
 
-def search_keys(release: Release, base: str) -> dict[str, str]:
-    """Transcript page (path in the site) -> key of what search indexes of it: the transcript as read, its labels
-    and its run, never its grading (the templates mark every grading data-pagefind-ignore), so a run judged again
-    keeps its search bundle."""
+def search_keys(release: Release, base: str, pages: Container[str]) -> dict[str, str]:
+    """Transcript page (path in the site) -> key of what search indexes of it, for the pages given (a slice's, not
+    every page of its version): the transcript as read, its labels and its run, never its grading (the templates
+    mark every grading data-pagefind-ignore), so a run judged again keeps its search bundle."""
     keys: dict[str, str] = {}
     for view in release.views:
         frame, entrants, runs, records = _shared(view, base)
         page = transcript_endpoint(view)
         for tid, t in view.transcripts.items():
-            url = page_url(page, {"bench": view.bench.id, "version": view.version.id, "tid": tid})
-            keys[file_for(url)] = key_of(frame, entrants, tid, records[tid][TEXT], runs[t.run_id])
+            rel = file_for(page_url(page, {"bench": view.bench.id, "version": view.version.id, "tid": tid}))
+            if rel in pages:
+                keys[rel] = key_of(frame, entrants, tid, records[tid][TEXT], runs[t.run_id])
     return keys
 
 

@@ -373,12 +373,11 @@ def index(
     """The search bundles, one per run: those whose pages did not change are kept from the last build."""
     from ..site import search_index
 
-    todo = {
-        name: pages
-        for name, pages in search_index.bundles(release).items()
-        if (plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions)
-        and (plan.in_slice is None or plan.in_slice(name))
-    }
+    def ours(name: str) -> bool:
+        in_version = plan.versions is None or "/".join(name.split("/")[:2]) in plan.versions
+        return in_version and (plan.in_slice is None or plan.in_slice(name))
+
+    todo = search_index.bundles(release, keep=ours)
     site.bundle_keys = cache.bundle_keys(todo, release) if cache else {}
     for name, files in (cache.reusable_bundles(site.bundle_keys) if cache else {}).items():
         del todo[name]

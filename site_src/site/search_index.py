@@ -13,6 +13,7 @@ import functools
 import os
 import subprocess
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -63,17 +64,37 @@ def parts_of(pages: int) -> int:
     return count
 
 
-def bundles(release: Release) -> dict[str, list[str]]:
-    """Bundle folder -> the transcript pages it indexes (paths in the site), for every run with transcripts: a
-    bundle per run, or per part of a run of more than PAGES_PER_BUNDLE (so no bundle's folder of fragments holds
-    more than about 10,000 files)."""
-    return dict(sorted(item for view in release.views for item in view_bundles(view).items()))
+def bundles(release: Release, keep: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
+    """Bundle folder -> the transcript pages it indexes (paths in the site), for every run with transcripts (or for
+    the bundles keep keeps): a bundle per run, or per part of a run of more than PAGES_PER_BUNDLE (so no bundle's
+    folder of fragments holds more than about 10,000 files). The paths are made as they are asked for: a slice asks
+    only for its own bundles'."""
+    out = {}
+    for view in release.views:
+        page = page_of(view)
+        for name, tids in view_bundles(view).items():
+            if keep is None or keep(name):
+                out[name] = [page(tid) for tid in tids]
+    return dict(sorted(out.items()))
 
 
 def view_bundles(view: VersionView) -> dict[str, list[str]]:
-    """One version's bundles (see bundles), each with its pages sorted: worked out once per view (a build asks for
-    them to deal its slices, to index and to summarise the version)."""
+    """One version's bundles (see bundles), each with the ids of the transcripts it indexes, in the order of their
+    pages' paths: worked out once per view (a build asks for them to index and to summarise the version). Ids, not
+    paths: the ids are the records' own strings, where a path a transcript took about 0.13 KB of every slice."""
     return view.once(_bundles_of)
+
+
+def page_of(view: VersionView) -> Callable[[str], str]:
+    """A transcript's page (its path in the site) by its id."""
+    endpoint, values = transcript_endpoint(view), {"bench": view.bench.id, "version": view.version.id}
+    return lambda tid: file_for(page_url(endpoint, values | {"tid": tid}))
+
+
+def part_of(tid: str, parts: int) -> int:
+    """Which of its run's bundles (from 1) indexes a transcript's page, when the run is indexed in that many parts:
+    fixed by the transcript's folder of 256."""
+    return int(fold(tid), 16) * parts // 256 + 1
 
 
 def _bundles_of(view: VersionView) -> dict[str, list[str]]:
@@ -82,14 +103,12 @@ def _bundles_of(view: VersionView) -> dict[str, list[str]]:
     for tid, t in view.transcripts.items():
         by_run.setdefault(t.run_id, []).append(tid)
     out: dict[str, list[str]] = {}
-    endpoint = transcript_endpoint(view)
     for run_id, tids in by_run.items():
         count = parts_of(len(tids))
         for tid in tids:
-            page = file_for(page_url(endpoint, {"bench": b, "version": v, "tid": tid}))
-            part = int(fold(tid), 16) * count // 256 + 1
-            out.setdefault(bundle_dir(b, v, run_id, part), []).append(page)
-    return {name: sorted(pages) for name, pages in out.items()}
+            out.setdefault(bundle_dir(b, v, run_id, part_of(tid, count)), []).append(tid)
+    page = page_of(view)
+    return {name: sorted(tids, key=page) for name, tids in out.items()}
 
 
 def sizes_of(view: VersionView) -> dict[str, int]:

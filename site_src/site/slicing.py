@@ -14,16 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..release import Release
-from .search_index import bundle_dir, bundle_sizes, bundles, parts_of
+from .search_index import bundle_dir, bundle_sizes, page_of, parts_of
 from .urls import run_download, slice_of
 
 
 class Slicer:
     def __init__(self, release: Release) -> None:
-        found = bundles(release)
-        self._bundle = {page: name for name, pages in found.items() for page in pages}
+        self._views = {(view.bench.id, view.version.id): view for view in release.views}
         # a merge's release holds no transcripts: its versions' summaries give their bundles' sizes
-        self._pages = {name: len(pages) for name, pages in found.items()} if found else bundle_sizes(release)
+        self._pages = bundle_sizes(release)
         self._dealt: dict[int, dict[str, int]] = {}
         self._runs: dict[str, int] | None = None  # a run's first bundle -> the pages of all its bundles
 
@@ -38,8 +37,20 @@ class Slicer:
         parts = rel.split("/")
         if not download and len(parts) == 6 and parts[2] == "data" and parts[3] == "t":  # one transcript's download
             rel = f"{parts[0]}/{parts[1]}/t/{parts[4]}/{parts[5].removesuffix('.json')}/index.html"  # with its page
-        bundle = self._run_bundle(*download) if download else self._bundle.get(rel, rel)
+        bundle = self._run_bundle(*download) if download else self._page_bundle(rel) or rel
         return self._deal(count)[bundle] if bundle in self._pages else slice_of(rel, count)
+
+    def _page_bundle(self, rel: str) -> str | None:
+        """The bundle that indexes rel, when rel is a transcript's page (worked out from its transcript's run and
+        folder of 256, with no map of every page to its bundle); else None."""
+        parts = rel.split("/")
+        if len(parts) < 5 or parts[2] != "t" or (view := self._views.get((parts[0], parts[1]))) is None:
+            return None
+        tid = parts[4].removesuffix(".html") if len(parts) == 5 else parts[4]
+        t = view.transcripts.get(tid)
+        if t is None or page_of(view)(tid) != rel:  # a transcript's page is at the one path its layout gives it
+            return None
+        return self._run_bundle(parts[0], parts[1], parts[3], t.run_id)
 
     def _run_bundle(self, bench: str, version: str, folder: str, run_id: str) -> str:
         """The bundle that indexes the pages of a run's transcripts in one folder of 256 (search_index._bundles_of),
