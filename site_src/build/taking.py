@@ -25,6 +25,7 @@ from .shard_files import Block, ShardFiles
 ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
 PAGEFIND_DATA = (".pf_fragment", ".pf_meta", ".pf_index", ".pf_filter")  # gzip: the text of the pages indexed
 CHUNK = 2_000  # files a worker takes at a time
+READ_MORE = 1 << 16  # what _read asks for past a file's size
 
 Taken = tuple[list[Finding], str | None]  # findings, problem
 
@@ -134,7 +135,9 @@ def _read(path: str) -> tuple[bytes, os.stat_result] | None:
         if not stat.S_ISREG(read.st_mode):
             return None
         data = os.read(fd, read.st_size + 1)
-        while more := os.read(fd, 1 << 20):  # it grew since: read to its end, as the manifest's digest will tell
+        # it grew since: read to its end, as the manifest's digest will tell. 64 KiB at a time: a read allocates all
+        # it asks for, and a block of 128 KiB or more is mapped and unmapped on its own (allocator.py)
+        while more := os.read(fd, READ_MORE):
             data += more
         return data, read
     except OSError:
