@@ -20,7 +20,7 @@ from .urls import run_download, slice_of
 
 class Slicer:
     def __init__(self, release: Release) -> None:
-        self._views = {(view.bench.id, view.version.id): view for view in release.views}
+        self._views = {(view.bench.id, view.version.id): (view, page_of(view)) for view in release.views}
         # a merge's release holds no transcripts: its versions' summaries give their bundles' sizes
         self._pages = bundle_sizes(release)
         self._dealt: dict[int, dict[str, int]] = {}
@@ -44,11 +44,12 @@ class Slicer:
         """The bundle that indexes rel, when rel is a transcript's page (worked out from its transcript's run and
         folder of 256, with no map of every page to its bundle); else None."""
         parts = rel.split("/")
-        if len(parts) < 5 or parts[2] != "t" or (view := self._views.get((parts[0], parts[1]))) is None:
+        if len(parts) < 5 or parts[2] != "t" or (found := self._views.get((parts[0], parts[1]))) is None:
             return None
+        view, page = found
         tid = parts[4].removesuffix(".html") if len(parts) == 5 else parts[4]
         t = view.transcripts.get(tid)
-        if t is None or page_of(view)(tid) != rel:  # a transcript's page is at the one path its layout gives it
+        if t is None or page(tid) != rel:  # a transcript's page is at the one path its layout gives it
             return None
         return self._run_bundle(parts[0], parts[1], parts[3], t.run_id)
 
