@@ -110,6 +110,25 @@ def test_a_file_is_read_whole_and_a_pipe_or_link_put_in_its_place_since_the_walk
     assert taking._read(str(tmp_path / "gone.html")) is None
 
 
+def test_a_file_that_grew_since_its_stat_is_read_to_its_end(tmp_path, monkeypatch):
+    """A file is read in one read of its size and one byte more; one that has grown past the size its stat gave is
+    read on to its end (its digest then tells the merge it is not the file its shard listed)."""
+    import os
+
+    grown = tmp_path / "grown.html"
+    grown.write_bytes(bytes(range(256)) * 1200)  # several of the reader's steps past the size it was told
+    real = os.fstat
+
+    def stale(fd: int) -> os.stat_result:
+        st = real(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, 1000,
+                               st.st_atime, st.st_mtime, st.st_ctime))  # fmt: skip
+
+    monkeypatch.setattr(taking.os, "fstat", stale)
+    data, read = taking._read(str(grown))
+    assert read.st_size == 1000 and data == grown.read_bytes()
+
+
 def test_a_worker_stops_at_a_file_that_differs_and_says_which(shard, tmp_path, monkeypatch):
     monkeypatch.setattr(taking, "CHUNK", 7)
     files = listed(shard)

@@ -135,10 +135,12 @@ def _read(path: str) -> tuple[bytes, os.stat_result] | None:
         if not stat.S_ISREG(read.st_mode):
             return None
         data = os.read(fd, read.st_size + 1)
-        # it grew since: read to its end, as the manifest's digest will tell. 64 KiB at a time: a read allocates all
-        # it asks for, and a block of 128 KiB or more is mapped and unmapped on its own (allocator.py)
-        while more := os.read(fd, READ_MORE):
-            data += more
+        # a regular file's read that comes short has reached the file's end: most files take this one read. One that
+        # grew since the stat is read to its end (the manifest's digest will tell), 64 KiB at a time: a read
+        # allocates all it asks for, and a block of 128 KiB or more is mapped and unmapped on its own (allocator.py)
+        if len(data) > read.st_size:
+            while more := os.read(fd, READ_MORE):
+                data += more
         return data, read
     except OSError:
         return None
