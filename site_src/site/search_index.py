@@ -91,10 +91,10 @@ def page_of(view: VersionView) -> Callable[[str], str]:
     return lambda tid: file_for(page_url(endpoint, values | {"tid": tid}))
 
 
-def part_of(tid: str, parts: int) -> int:
+def bundle_part(folder: str, parts: int) -> int:
     """Which of its run's bundles (from 1) indexes a transcript's page, when the run is indexed in that many parts:
-    fixed by the transcript's folder of 256."""
-    return int(fold(tid), 16) * parts // 256 + 1
+    fixed by the transcript's folder of 256 (urls.fold)."""
+    return int(folder, 16) * parts // 256 + 1
 
 
 def _bundles_of(view: VersionView) -> dict[str, list[str]]:
@@ -106,7 +106,7 @@ def _bundles_of(view: VersionView) -> dict[str, list[str]]:
     for run_id, tids in by_run.items():
         count = parts_of(len(tids))
         for tid in tids:
-            out.setdefault(bundle_dir(b, v, run_id, part_of(tid, count)), []).append(tid)
+            out.setdefault(bundle_dir(b, v, run_id, bundle_part(fold(tid), count)), []).append(tid)
     page = page_of(view)
     return {name: sorted(tids, key=page) for name, tids in out.items()}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..release import Release
-from .search_index import bundle_dir, bundle_sizes, page_of, parts_of
+from .search_index import bundle_dir, bundle_part, bundle_sizes, page_of, parts_of
 from .urls import run_download, slice_of
 
 
@@ -62,7 +62,7 @@ class Slicer:
                 run = "/".join(name.split("/")[:4])  # a later part's bundle is a folder of the run's first
                 self._runs[run] = self._runs.get(run, 0) + pages
         count = parts_of(self._runs.get(f"{bench}/{version}/search/{run_id}", 0))
-        return bundle_dir(bench, version, run_id, int(folder, 16) * count // 256 + 1)
+        return bundle_dir(bench, version, run_id, bundle_part(folder, count))
 
     def _deal(self, count: int) -> dict[str, int]:
         """Each bundle's slice: each version's bundles dealt to count slices, largest first, to the least loaded."""
