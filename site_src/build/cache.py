@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import GENERATOR, worked_out
+from ..allocator import READ_STEP
 from ..jsonio import object_pieces
 from ..outdir import (
     IDENTITY,
@@ -163,7 +164,7 @@ def _sha256_each(paths: list[str]) -> list[bytes]:
         fd = os.open(path, os.O_RDONLY)
         try:
             digest = hashlib.sha256()
-            while chunk := os.read(fd, 1 << 16):  # under the mapped blocks' bound: a heap block, used again
+            while chunk := os.read(fd, READ_STEP):
                 digest.update(chunk)
         finally:
             os.close(fd)

@@ -15,6 +15,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..allocator import READ_STEP
 from ..outdir import MANIFEST
 from ..secretscan import Finding
 from ..site.search_index import engine_files
@@ -25,7 +26,6 @@ from .shard_files import Block, ShardFiles
 ENGINE = re.compile(r"pagefind\.js|pagefind-worker\.js|wasm\.([a-z0-9_-]+)\.pagefind")  # code a browser runs
 PAGEFIND_DATA = (".pf_fragment", ".pf_meta", ".pf_index", ".pf_filter")  # gzip: the text of the pages indexed
 CHUNK = 2_000  # files a worker takes at a time
-READ_MORE = 1 << 16  # what _read asks for past a file's size
 
 Taken = tuple[list[Finding], str | None]  # findings, problem
 
@@ -136,10 +136,9 @@ def _read(path: str) -> tuple[bytes, os.stat_result] | None:
             return None
         data = os.read(fd, read.st_size + 1)
         # a regular file's read that comes short has reached the file's end: most files take this one read. One that
-        # grew since the stat is read to its end (the manifest's digest will tell), 64 KiB at a time: a read
-        # allocates all it asks for, and a block of 128 KiB or more is mapped and unmapped on its own (allocator.py)
+        # grew since the stat is read to its end (the manifest's digest will tell), in heap-sized steps
         if len(data) > read.st_size:
-            while more := os.read(fd, READ_MORE):
+            while more := os.read(fd, READ_STEP):
                 data += more
         return data, read
     except OSError:
